@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""Exports tessera's bundled ONNX models into data/models/.
+
+Run with Debian's python (python3-onnx, python3-torch, python3-torchvision):
+
+    /usr/bin/python3 scripts/export_models.py [--only NAME ...] [--out DIR]
+
+Each model is written as a graph file `<name>.onnx` (tracked, small) plus one external-data file
+`<name>.weights` (git-ignored) holding every initializer of 1 KiB or more. A clean clone has the
+graphs without the weights: tessera then treats those initializers as shape-only constants. Running
+this script regenerates the weights (and byte-identical graphs).
+
+All models: opset 13, batch 1, static shapes, constant folding, IR version <= 8 (what libonnx 1.12
+reads), random weights from torch.manual_seed(0) (there is no network for pretrained weights).
+"""
+
+import argparse
+import collections
+import io
+import os
+import sys
+
+import onnx
+import onnx.checker
+import onnx.shape_inference
+import torch
+import torch.nn as nn
+import torchvision
+
+OPSET = 13
+MAX_IR_VERSION = 8  # libonnx 1.12 reads IR <= 8
+EXTERNAL_THRESHOLD = 1024  # bytes; smaller tensors stay inline in the .onnx file
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUT = os.path.join(REPO, "data", "models")
+
+
+class EncoderLayer(nn.Module):
+    """One post-LayerNorm BERT encoder layer, written out op by op so the export is plain ONNX.
+
+    Shapes are Python ints (not x.shape) so the exported graph has constant Reshape targets and no
+    Shape/Gather chains.
+    """
+
+    def __init__(self, seq, hidden, heads, ffn):
+        super().__init__()
+        self.seq, self.hidden, self.heads, self.head_dim = seq, hidden, heads, hidden // heads
+        self.q = nn.Linear(hidden, hidden)
+        self.k = nn.Linear(hidden, hidden)
+        self.v = nn.Linear(hidden, hidden)
+        self.out = nn.Linear(hidden, hidden)
+        self.ln1 = nn.LayerNorm(hidden)
+        self.ffn_in = nn.Linear(hidden, ffn)
+        self.gelu = nn.GELU()  # erf form: exports Div, Erf, Add, Mul, Mul
+        self.ffn_out = nn.Linear(ffn, hidden)
+        self.ln2 = nn.LayerNorm(hidden)
+        self.scale = 1.0 / float(self.head_dim) ** 0.5
+
+    def split_heads(self, t):
+        # [1, seq, hidden] -> [1, heads, seq, head_dim]
+        return t.reshape(1, self.seq, self.heads, self.head_dim).transpose(1, 2)
+
+    def forward(self, x):
+        q = self.split_heads(self.q(x))
+        k = self.split_heads(self.k(x))
+        v = self.split_heads(self.v(x))
+        scores = torch.matmul(q, k.transpose(2, 3)) * self.scale
+        probs = torch.softmax(scores, dim=-1)
+        ctx = torch.matmul(probs, v).transpose(1, 2).reshape(1, self.seq, self.hidden)
+        x = self.ln1(x + self.out(ctx))
+        h = self.ffn_out(self.gelu(self.ffn_in(x)))
+        return self.ln2(x + h)
+
+
+class BertEncoder(nn.Module):
+    """A BERT-style encoder without embeddings: input hidden states [1, seq, hidden]."""
+
+    def __init__(self, layers, seq=128, hidden=256, heads=4, ffn=1024):
+        super().__init__()
+        self.layers = nn.ModuleList(EncoderLayer(seq, hidden, heads, ffn) for _ in range(layers))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def torchvision_model(name):
+    return lambda: (getattr(torchvision.models, name)(weights=None), (1, 3, 224, 224))
+
+
+MODELS = collections.OrderedDict([
+    ("resnet18", torchvision_model("resnet18")),
+    ("mobilenet_v2", torchvision_model("mobilenet_v2")),
+    ("squeezenet1_1", torchvision_model("squeezenet1_1")),
+    ("bert_encoder", lambda: (BertEncoder(layers=2), (1, 128, 256))),
+    ("bert_encoder_24", lambda: (BertEncoder(layers=24), (1, 128, 256))),
+])
+
+
+def fold_trivial_nodes(graph):
+    """Turns torch's leftovers into plain initializers, so every node is a real computation.
+
+    - `Constant` nodes (Reshape targets, scalar operands, Clip bounds) become initializers.
+    - `Identity(initializer)` nodes, which torch emits when it deduplicates equal initializers
+      (random init makes many biases and LayerNorm scales equal), are bypassed: consumers read the
+      initializer directly.
+    """
+    inits = {t.name for t in graph.initializer}
+    outputs = {o.name for o in graph.output}
+    rename = {}
+    kept = []
+    for node in graph.node:
+        if node.op_type == "Constant" and len(node.attribute) == 1 and node.attribute[0].name == "value":
+            tensor = onnx.TensorProto()
+            tensor.CopyFrom(node.attribute[0].t)
+            tensor.name = node.output[0]
+            graph.initializer.append(tensor)
+            inits.add(tensor.name)
+        elif node.op_type == "Identity" and node.input[0] in inits and node.output[0] not in outputs:
+            rename[node.output[0]] = node.input[0]
+        else:
+            kept.append(node)
+    for node in kept:
+        for i, name in enumerate(node.input):
+            if name in rename:
+                node.input[i] = rename[name]
+    del graph.node[:]
+    graph.node.extend(kept)
+    # value_info for bypassed names would dangle; shape inference recomputes the rest.
+    live = [vi for vi in graph.value_info if vi.name not in rename]
+    del graph.value_info[:]
+    graph.value_info.extend(live)
+
+
+def export(name, out_dir):
+    torch.manual_seed(0)  # per model, so each model's weights do not depend on which others ran
+    model, input_shape = MODELS[name]()
+    model.eval()
+    dummy = torch.randn(*input_shape)
+    buf = io.BytesIO()
+    with torch.no_grad():
+        torch.onnx.export(model, (dummy,), buf, opset_version=OPSET, do_constant_folding=True,
+                          input_names=["input"], output_names=["output"])
+    proto = onnx.load_model_from_string(buf.getvalue())
+    if proto.ir_version > MAX_IR_VERSION:
+        proto.ir_version = MAX_IR_VERSION
+    proto.graph.name = name
+    fold_trivial_nodes(proto.graph)
+
+    onnx_path = os.path.join(out_dir, name + ".onnx")
+    weights_name = name + ".weights"
+    weights_path = os.path.join(out_dir, weights_name)
+    # onnx appends to an existing external-data file: start from nothing so reruns are identical.
+    for path in (onnx_path, weights_path):
+        if os.path.exists(path):
+            os.remove(path)
+    onnx.save_model(proto, onnx_path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=weights_name, size_threshold=EXTERNAL_THRESHOLD)
+    return onnx_path, weights_path
+
+
+def verify(onnx_path, weights_path):
+    onnx.checker.check_model(onnx_path)  # path form: follows the external data
+    graph_only = onnx.load_model(onnx_path, load_external_data=False)
+    inferred = onnx.shape_inference.infer_shapes(graph_only, check_type=True, strict_mode=True)
+    g = inferred.graph
+    known = {vi.name: vi for vi in list(g.value_info) + list(g.input) + list(g.output)}
+    known.update({t.name: None for t in g.initializer})
+    for node in g.node:
+        for out in node.output:
+            vi = known.get(out)
+            if vi is None:
+                raise RuntimeError("%s: no inferred type for %s (node %s)" % (onnx_path, out, node.name))
+            dims = vi.type.tensor_type.shape.dim
+            if any(not d.HasField("dim_value") for d in dims):
+                raise RuntimeError("%s: %s has a non-static shape" % (onnx_path, out))
+
+    def shape(vi):
+        return "x".join(str(d.dim_value) for d in vi.type.tensor_type.shape.dim)
+
+    params = 0
+    for t in g.initializer:
+        n = 1
+        for d in t.dims:
+            n *= d
+        params += n
+    hist = collections.Counter(n.op_type for n in g.node)
+    opset = max(o.version for o in graph_only.opset_import if o.domain in ("", "ai.onnx"))
+    print("%s: ir %d, opset %d, %d nodes, %d initializers, %d params, .onnx %d B, .weights %d B" % (
+        os.path.relpath(onnx_path, REPO), graph_only.ir_version, opset, len(g.node),
+        len(g.initializer), params, os.path.getsize(onnx_path),
+        os.path.getsize(weights_path) if os.path.exists(weights_path) else 0))
+    print("  inputs: %s" % ", ".join("%s %s" % (i.name, shape(i)) for i in g.input))
+    print("  outputs: %s" % ", ".join("%s %s" % (o.name, shape(o)) for o in g.output))
+    print("  ops: %s" % ", ".join("%s %d" % kv for kv in sorted(hist.items())))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", choices=list(MODELS), help="export only these models")
+    parser.add_argument("--out", default=DEFAULT_OUT, help="output folder (default data/models)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(1)
+    for name in args.only or list(MODELS):
+        verify(*export(name, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
