@@ -1,0 +1,30 @@
+// Loading a model: ONNX (.onnx) or tessera's JSON graph (.json, format "tessera.graph").
+//
+// Both importers produce the same frozen Graph: nodes in topological order, unique node names,
+// Constant nodes folded into constants, every value with a static TensorType (ONNX's own shape
+// inference fills in what the file does not say; symbolic dimensions are bound from
+// ImportOptions::input_shapes, and an unbound one becomes 1 with a warning naming it).
+// Any defect of the file throws UserError("FILE: PLACE: WHAT").
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "tessera/graph.h"
+
+namespace tessera {
+
+struct ImportOptions {
+  std::map<std::string, Shape> input_shapes;              // --input-shape name=1x3x224x224
+  std::function<void(const std::string&)> warn;           // null = print "warning: ..." to stderr
+};
+
+Graph load_model(const std::string& path, const ImportOptions& options = {});
+Graph import_onnx(const std::string& path, const ImportOptions& options = {});
+Graph import_json(const std::string& path, const ImportOptions& options = {});
+
+// Parses "name=1x3x224x224" (the --input-shape syntax); throws UserError naming `flag` on error.
+std::pair<std::string, Shape> parse_input_shape(const std::string& text, const std::string& flag);
+
+}  // namespace tessera

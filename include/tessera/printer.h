@@ -1,0 +1,24 @@
+// A stable, Relay-like text form of a Graph, for golden tests, `tessera print` and debugging.
+//
+//   graph tiny(%x: f32[1,4]) {
+//     %w = constant f32[4,4] weight
+//     %0 = MatMul(%x, %w) /* Gemm_0, ty=f32[1,4] */
+//     %1 = Relu(%0) /* r0, ty=f32[1,4] */
+//     return %1
+//   }
+//
+// Intermediate values print as %<node index> (%<node index>.<output> for multi-output nodes), so
+// node indices are visible; inputs and constants print by name. Attributes print sorted by name.
+#pragma once
+
+#include <string>
+
+#include "tessera/graph.h"
+
+namespace tessera {
+
+std::string print_graph(const Graph& g);
+// How a value is referred to in the printed form ("%3", "%5.1", "%x").
+std::string value_ref(const Graph& g, ValueId v);
+
+}  // namespace tessera

@@ -1,0 +1,12 @@
+// The CLI's subcommands. Each lives in its own cmd_<name>.cc and adds itself to the app with one
+// add_<name>_command function; main.cc calls them in a fixed order and is the only place that
+// catches UserError (exit 2, one line on stderr).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tessera::cli {
+
+void add_info_command(CLI::App& app);
+
+}  // namespace tessera::cli

@@ -1,0 +1,27 @@
+// tessera: search-based partition optimizer. See README.md and docs/cli.md.
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "tessera/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera: search-based partition optimizer for neural networks"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tessera 0.1.0");
+  tessera::cli::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; real usage errors exit 2.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const tessera::UserError& e) {
+    std::fprintf(stderr, "tessera: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

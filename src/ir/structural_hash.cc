@@ -1,0 +1,103 @@
+// Function identity by canonical serialisation: a Graph is written as a byte stream in which
+// values are numbered by first appearance (graph inputs first, then as nodes read them) and names
+// never appear. Equality compares the streams; the hash is FNV-1a 64 over the stream, stable
+// across runs, machines and compilers.
+#include "tessera/structural_hash.h"
+
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+#include <unordered_map>
+
+namespace tessera {
+namespace {
+
+class Canonical {
+ public:
+  explicit Canonical(const Graph& g) : g_(g) {
+    put_u64(g.inputs.size());
+    for (ValueId v : g.inputs) put_value(v);
+    for (const Node& n : g.nodes) put_node(n);
+    put_u64(g.outputs.size());
+    for (ValueId v : g.outputs) put_ref(v);
+  }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  void put_u64(uint64_t x) { out_.append(reinterpret_cast<const char*>(&x), sizeof x); }
+  void put_str(std::string_view s) {
+    put_u64(s.size());
+    out_.append(s);
+  }
+  void put_type(const TensorType& t) {
+    put_u64(static_cast<uint64_t>(t.dtype));
+    put_u64(t.shape.size());
+    for (int64_t d : t.shape) put_u64(static_cast<uint64_t>(d));
+  }
+  void put_data(const TensorData& d) {
+    if (!d) return put_u64(~0ull);
+    put_str(std::string_view(reinterpret_cast<const char*>(d->data()), d->size()));
+  }
+  // First sight of a value: its kind and type, and a small constant's data.
+  void put_value(ValueId v) {
+    ids_.emplace(v, ids_.size());
+    const Value& val = g_.value(v);
+    put_u64(static_cast<uint64_t>(val.kind));
+    put_type(val.type);
+    if (val.is_constant() && !val.is_weight()) put_data(val.data);
+  }
+  void put_ref(ValueId v) {
+    if (v == kNoValue) return put_u64(~0ull);
+    auto it = ids_.find(v);
+    if (it != ids_.end()) return put_u64(it->second);
+    put_u64(~1ull);  // a value first seen here (a constant)
+    put_value(v);
+  }
+  void put_attr(const Attribute& a) {
+    put_u64(a.index());
+    if (const Tensor* t = std::get_if<Tensor>(&a)) {
+      put_type(t->type);
+      put_data(t->data);
+    } else {
+      put_str(attribute_to_string(a));
+    }
+  }
+  void put_node(const Node& n) {
+    put_str(n.op);
+    put_str(n.domain);
+    put_u64(n.attrs.size());
+    for (const auto& [name, a] : n.attrs) {
+      put_str(name);
+      put_attr(a);
+    }
+    put_u64(n.inputs.size());
+    for (ValueId v : n.inputs) put_ref(v);
+    put_u64(n.outputs.size());
+    for (ValueId v : n.outputs) put_value(v);
+  }
+
+  const Graph& g_;
+  std::unordered_map<ValueId, uint64_t> ids_;
+  std::string out_;
+};
+
+}  // namespace
+
+uint64_t structural_hash(const Graph& fn) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : Canonical(fn).bytes()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool structurally_equal(const Graph& a, const Graph& b) { return Canonical(a).bytes() == Canonical(b).bytes(); }
+
+std::string hash_hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace tessera
