@@ -1,0 +1,66 @@
+// HostTensor: a small owning tensor in host memory, for tests, tools and the runtime's inputs.
+//
+// It is a TensorType plus its bytes (row-major, little-endian, as ONNX stores raw data) and hands
+// out the non-owning views of kernel.h. Random fill is seeded and platform-independent (a
+// splitmix64 stream, not <random>'s distributions, whose output differs between standard
+// libraries), so "seeded random inputs" mean the same numbers on every machine:
+//   floats  uniform in [-1, 1)      ints  uniform in [0, 10)      bool  0 or 1
+// The bytes live in a std::vector<std::byte>, aligned for every dtype by operator new.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "tessera/attribute.h"
+#include "tessera/tensor_type.h"
+
+namespace tessera {
+
+struct TensorView;
+struct ConstTensorView;
+
+struct HostTensor {
+  TensorType type;
+  std::vector<std::byte> bytes;
+
+  HostTensor() = default;
+  explicit HostTensor(TensorType t);   // zero-filled
+
+  // Seeded random contents per dtype (see the header comment).
+  static HostTensor random(const TensorType& t, uint64_t seed);
+  // A copy of a constant's data; throws std::invalid_argument when the tensor has no data or
+  // its byte count disagrees with its type.
+  static HostTensor from_tensor(const Tensor& t);
+  // From typed values; values.size() must equal the shape's element count.
+  template <typename T>
+  static HostTensor of(DType dtype, Shape shape, const std::vector<T>& values);
+
+  TensorView view();
+  ConstTensorView view() const;
+  template <typename T> std::span<T> as() { return {reinterpret_cast<T*>(bytes.data()), count()}; }
+  template <typename T> std::span<const T> as() const {
+    return {reinterpret_cast<const T*>(bytes.data()), count()};
+  }
+  size_t count() const { return static_cast<size_t>(type.numel()); }
+};
+
+// f16 / bf16 <-> f32, round-to-nearest-even; shared by random fill, Cast and the ONNX oracle.
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+float bfloat16_to_float(uint16_t b);
+uint16_t float_to_bfloat16(float f);
+
+template <typename T>
+HostTensor HostTensor::of(DType dtype, Shape shape, const std::vector<T>& values) {
+  HostTensor h(TensorType{dtype, std::move(shape)});
+  if (values.size() != h.count() || sizeof(T) != dtype_size(dtype))
+    throw std::invalid_argument("HostTensor::of: values do not match " + to_string(h.type));
+  std::copy(values.begin(), values.end(), h.as<T>().begin());
+  return h;
+}
+
+}  // namespace tessera
