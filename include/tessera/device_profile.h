@@ -1,0 +1,73 @@
+// DeviceProfile: the numbers the roofline cost model and transfer costs are computed from.
+//
+// Terms. A profile describes one piece of hardware (format `tessera.device`, docs/formats.md):
+//   name               "xeon_8380", "a100", "host"
+//   device             the backend device it stands for: "cpu", "gpu", ...
+//   peak_gflops        peak FP32 GFLOP/s
+//   bandwidth_gbs      main-memory bandwidth, GB/s (1e9 bytes/s)
+//   call_overhead_us   cost of one kernel/function call, microseconds
+//   link               {bandwidth_gbs, latency_us} to the host; absent on the host itself
+//   efficiency         per backend {compute, memory} in (0, 1]: the share of peak / bandwidth a
+//                      backend reaches; "default" applies to backends not listed (required)
+//   source             where the numbers come from (spec sheet URL, `tessera calibrate`)
+//
+// Profiles live in data/devices/*.json; `tessera calibrate` writes data/devices/host.json for this
+// machine. Efficiency factors are in the profile, not the code, so a measured run can refit them.
+//
+// The fingerprint is the profile name plus a hash of its canonical JSON: the database key changes
+// when any number changes, and stays put when only whitespace or field order does.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+struct Efficiency {
+  double compute = 1.0;
+  double memory = 1.0;
+};
+
+struct LinkProfile {
+  double bandwidth_gbs = 0.0;
+  double latency_us = 0.0;
+};
+
+struct DeviceProfile {
+  std::string name;
+  std::string device = "cpu";
+  std::string source;
+  double peak_gflops = 0.0;
+  double bandwidth_gbs = 0.0;
+  double call_overhead_us = 0.0;
+  std::optional<LinkProfile> link;             // to the host; nullopt = this is the host
+  std::map<std::string, Efficiency> efficiency;  // contains "default"
+  std::string file;                            // where it was loaded from; for messages
+
+  // The factors for `backend`, else "default".
+  const Efficiency& efficiency_for(std::string_view backend) const;
+  // "name/16-hex-digit hash of the canonical JSON".
+  std::string fingerprint() const;
+};
+
+// Parse and validate a profile. Errors: UserError("FILE: JSON_PATH: WHAT"), e.g.
+// "a100.json: /efficiency/onednn/compute: must be in (0, 1]".
+DeviceProfile parse_device_profile(std::string_view json_text, const std::string& file);
+DeviceProfile load_device_profile(const std::filesystem::path& path);
+// Canonical JSON text (sorted keys, 2-space indent, trailing newline); parse(to_json) == identity.
+std::string device_profile_to_json(const DeviceProfile& p);
+// Writes atomically (temporary file + rename): a crash never leaves half a profile.
+void save_device_profile(const DeviceProfile& p, const std::filesystem::path& path);
+
+// Locates a file under tessera's data/ directory: $TESSERA_DATA_DIR, then data/ next to or above
+// the running executable (build/tessera -> ../data), then the source tree this was built from.
+// Throws UserError naming `relative` and the places tried when none exists.
+std::filesystem::path find_data_file(std::string_view relative);
+
+// A profile named on the command line: an existing path, else data/devices/NAME.json.
+DeviceProfile resolve_device_profile(std::string_view name_or_path);
+
+}  // namespace tessera
