@@ -86,7 +86,17 @@ class BertEncoder(nn.Module):
 
 
 def torchvision_model(name):
-    return lambda: (getattr(torchvision.models, name)(weights=None), (1, 3, 224, 224))
+    def build():
+        model = getattr(torchvision.models, name)(weights=None)
+        # torchvision initializes convolutions with kaiming fan_out, and PyTorch counts a depthwise
+        # conv's fan_out as out_channels * k * k, ignoring groups: its weights come out ~sqrt(C)
+        # too small and mobilenet_v2's activations shrink to ~1e-9 by the output, which makes
+        # numerical checks meaningless. Re-initialize grouped convs by their true fan-in.
+        for m in model.modules():
+            if isinstance(m, nn.Conv2d) and m.groups > 1:
+                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
+        return model, (1, 3, 224, 224)
+    return build
 
 
 MODELS = collections.OrderedDict([
