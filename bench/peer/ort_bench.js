@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// Peer baseline: end-to-end latency of an ONNX model on ONNX Runtime's CPU provider
+// (onnxruntime-node; install it with scripts/fetch_onnxruntime.sh).
+//
+//   node bench/peer/ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N]
+//                                [--input-shape name=1x3x224x224]... [--seed S]
+//
+// THREADS sets intraOpNumThreads (default 1; inter-op threads are 1, execution sequential).
+// Inputs are seeded uniform random values in [-1, 1) (integers in [0, 8)) with the model's input
+// shapes; symbolic dimensions take --input-shape, else 1. Prints one JSON line:
+//   {"model": ..., "median_ms": ..., "runs": ..., ...}
+'use strict';
+
+const path = require('path');
+
+function usage(msg) {
+  if (msg) process.stderr.write(`ort_bench: ${msg}\n`);
+  process.stderr.write('usage: node ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N] ' +
+                       '[--input-shape name=AxBxC]... [--seed S]\n');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = {model: null, threads: 1, runs: 50, warmup: 5, seed: 0, shapes: {}};
+  const positional = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
+    const int = (s, what) => {
+      const v = Number(s);
+      if (!Number.isInteger(v) || v < 0) usage(`${what} must be a non-negative integer, got '${s}'`);
+      return v;
+    };
+    if (a === '--runs') opts.runs = int(next(), '--runs');
+    else if (a === '--warmup') opts.warmup = int(next(), '--warmup');
+    else if (a === '--threads') opts.threads = int(next(), '--threads');
+    else if (a === '--seed') opts.seed = int(next(), '--seed');
+    else if (a === '--input-shape') {
+      const m = /^([^=]+)=(\d+(?:x\d+)*)$/.exec(next());
+      if (!m) usage('--input-shape wants name=AxBxC');
+      opts.shapes[m[1]] = m[2].split('x').map(Number);
+    } else if (a === '-h' || a === '--help') usage();
+    else if (a.startsWith('--')) usage(`unknown option ${a}`);
+    else positional.push(a);
+  }
+  if (positional.length < 1 || positional.length > 2) usage();
+  opts.model = positional[0];
+  if (positional.length === 2) opts.threads = int2(positional[1]);
+  if (opts.runs < 1) usage('--runs must be at least 1');
+  return opts;
+
+  function int2(s) {
+    const v = Number(s);
+    if (!Number.isInteger(v) || v < 1) usage(`THREADS must be a positive integer, got '${s}'`);
+    return v;
+  }
+}
+
+// mulberry32: small, fast, seedable; the same seed gives the same inputs on every machine.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TYPED = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array, int8: Int8Array,
+  uint8: Uint8Array, bool: Uint8Array, int64: BigInt64Array,
+};
+
+function randomTensor(ort, meta, shape, next) {
+  const Ctor = TYPED[meta.type];
+  if (!Ctor) throw new Error(`input '${meta.name}': unsupported type ${meta.type}`);
+  const n = shape.reduce((p, d) => p * d, 1);
+  const data = new Ctor(n);
+  for (let i = 0; i < n; i++) {
+    if (meta.type === 'float32' || meta.type === 'float64') data[i] = next() * 2 - 1;
+    else if (meta.type === 'int64') data[i] = BigInt(Math.floor(next() * 8));
+    else if (meta.type === 'bool') data[i] = next() < 0.5 ? 1 : 0;
+    else data[i] = Math.floor(next() * 8);
+  }
+  return new ort.Tensor(meta.type, data, shape);
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  let ort;
+  try {
+    ort = require('onnxruntime-node');
+  } catch (e) {
+    process.stderr.write('ort_bench: onnxruntime-node not installed; run scripts/fetch_onnxruntime.sh\n');
+    process.exit(1);
+  }
+  const session = await ort.InferenceSession.create(path.resolve(opts.model), {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: opts.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+
+  const next = rng(opts.seed);
+  const feeds = {};
+  const shapes = {};
+  for (const meta of session.inputMetadata) {
+    let shape = opts.shapes[meta.name];
+    if (!shape) {
+      shape = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
+      const symbolic = meta.shape.filter((d) => typeof d !== 'number' || d < 0);
+      if (symbolic.length) {
+        process.stderr.write(`ort_bench: input '${meta.name}': symbolic dimensions ` +
+                             `${symbolic.join(', ')} set to 1 (use --input-shape)\n`);
+      }
+    }
+    shapes[meta.name] = shape;
+    feeds[meta.name] = randomTensor(ort, meta, shape, next);
+  }
+
+  for (let i = 0; i < opts.warmup; i++) await session.run(feeds);
+  const times = [];
+  for (let i = 0; i < opts.runs; i++) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const round = (x) => Math.round(x * 1000) / 1000;
+  console.log(JSON.stringify({
+    model: opts.model,
+    median_ms: round(median(times)),
+    runs: opts.runs,
+    min_ms: round(Math.min(...times)),
+    max_ms: round(Math.max(...times)),
+    threads: opts.threads,
+    inputs: shapes,
+    ort_version: ort.env.versions.node,
+  }));
+  await session.release();
+}
+
+main().catch((e) => {
+  process.stderr.write(`ort_bench: ${e && e.message ? e.message : e}\n`);
+  process.exit(1);
+});
