@@ -1,0 +1,65 @@
+// BackendSpec: a declarative backend (`tessera.backend` version 1, CONTRACTS.md) and the
+// built-in backends' partition rules, written as the same specs (data/backends/*.json).
+//
+// A spec says which ops a backend takes alone (`ops`, or "*"), which fused kernels it has
+// (`patterns`, each a named composite), how it fuses (`fusion`: none | tvm | arbitrary) and its
+// limits (max_depth, max_exits, allow_taps). Its partition rule is always
+//
+//   OnlyValid[limits]( Fusion[style, max_depth]( Union( SingleOp{ops}, Composite{patterns} ) ) )
+//
+// and a candidate's ops are all supported by construction (seeds only contain supported ops).
+//
+// Loading validates everything and throws UserError("FILE: FIELD: WHAT"): unknown or misspelt
+// fields, wrong types, a bad format/version, an unknown fusion style, a pattern syntax error (with
+// its column), an op the registry does not know (tessera::find_op), a negative limit, duplicate
+// pattern names. Built-in specs are compiled into the binary (generated from data/backends/ at
+// build time), so `tessera` works from any directory.
+//
+// Built-ins: ref (every op alone), eigen, onednn, blas (real backends, kernels under
+// src/backends/<name>/), tvm and byoc (Collage's test backends, cost-model only).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/partition_rule.h"
+#include "tessera/sub_graph.h"
+
+namespace tessera {
+
+struct BackendSpec {
+  std::string name;
+  std::string device = "cpu";
+  bool all_ops = false;                     // "ops": "*"
+  std::vector<std::string> ops;             // sorted, unique; empty when all_ops
+  std::vector<CompositeSpec> patterns;      // in file order
+  FusionStyle fusion = FusionStyle::None;
+  SubGraphConfig limits;                    // defaults 0, 1, false
+  std::string source;                       // file it came from ("<builtin>/ref.json" for built-ins)
+
+  // True when `ops` lists the op ("*" included) or a pattern names it.
+  bool supports(const std::string& op) const;
+  // OnlyValid(Fusion(Union(SingleOp, Composite))) as above, rules named "<name>.single" etc.
+  PartitionRulePtr make_rule() const;
+};
+
+// Parses a spec's JSON text; `file` names it in errors.
+BackendSpec parse_backend_spec(const std::string& json_text, const std::string& file);
+// Reads and parses a spec file; an unreadable file is a UserError.
+BackendSpec load_backend_spec(const std::string& path);
+
+// Built-in backend names, in a fixed order: ref, eigen, onednn, blas, tvm, byoc.
+const std::vector<std::string>& builtin_backend_names();
+bool is_builtin_backend(const std::string& name);
+// The built-in spec; throws UserError if `name` is not built in.
+BackendSpec builtin_backend_spec(const std::string& name);
+
+// The `--backends a,b --backend-spec F...` resolution every command shares: spec files first
+// (a file may shadow a built-in name), then built-ins. Unknown names, duplicate names and a
+// spec file nobody asked for are UserErrors naming the flag. Result in `names` order.
+std::vector<BackendSpec> resolve_backends(const std::vector<std::string>& names,
+                                          const std::vector<std::string>& spec_files);
+// Splits "a,b,c" (the --backends syntax), trimming blanks; an empty item is a UserError.
+std::vector<std::string> split_backend_list(const std::string& text);
+
+}  // namespace tessera
