@@ -1,0 +1,59 @@
+// Candidate identity, order and deduplication (see include/tessera/candidate.h).
+#include "tessera/candidate.h"
+
+#include <algorithm>
+
+namespace tessera {
+namespace {
+
+uint64_t fnv(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  for (int b = 0; b < 8; ++b) {
+    h ^= (v >> (8 * b)) & 0xff;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::strong_ordering Composite::operator<=>(const Composite& o) const {
+  if (auto c = inside <=> o.inside; c != 0) return c;
+  return name <=> o.name;
+}
+
+std::string Candidate::debug_name() const {
+  return backend + ":" + sub_graph.label() + inside().to_string();
+}
+
+bool Candidate::same_as(const Candidate& o) const {
+  return backend == o.backend && inside() == o.inside() && composites == o.composites;
+}
+
+uint64_t Candidate::hash() const {
+  uint64_t h = fnv(inside().hash(), backend);
+  for (const auto& c : composites) h = fnv(mix(h, c.inside.hash()), c.name);
+  return h;
+}
+
+bool candidate_less(const Candidate& a, const Candidate& b) {
+  if (auto c = a.inside() <=> b.inside(); c != 0) return c < 0;
+  if (a.backend != b.backend) return a.backend < b.backend;
+  return a.composites < b.composites;
+}
+
+void sort_and_dedupe(std::vector<Candidate>& candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(), candidate_less);
+  auto last = std::unique(candidates.begin(), candidates.end(),
+                          [](const Candidate& a, const Candidate& b) { return a.same_as(b); });
+  candidates.erase(last, candidates.end());
+}
+
+}  // namespace tessera

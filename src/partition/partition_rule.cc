@@ -1,0 +1,198 @@
+// Base rules (single op, composite, host) and the union and only-valid combinators.
+// The fusion closure lives in fusion_rule.cc.
+#include <algorithm>
+#include <set>
+
+#include "tessera/error.h"
+#include "tessera/partition_rule.h"
+
+namespace tessera {
+
+const char* fusion_style_name(FusionStyle s) {
+  switch (s) {
+    case FusionStyle::None: return "none";
+    case FusionStyle::Tvm: return "tvm";
+    case FusionStyle::Arbitrary: return "arbitrary";
+  }
+  return "?";
+}
+
+bool fusion_allows(FusionStyle s, OpKind up, OpKind down) {
+  auto le = [](OpKind a, OpKind b) { return static_cast<int>(a) <= static_cast<int>(b); };
+  switch (s) {
+    case FusionStyle::None:
+      return false;
+    case FusionStyle::Tvm:
+      return (le(up, OpKind::OutEWiseFusable) && le(down, OpKind::Broadcast)) ||
+             (le(up, OpKind::Broadcast) && le(down, OpKind::Reduction)) ||
+             (le(up, OpKind::Injective) && le(down, OpKind::Injective));
+    case FusionStyle::Arbitrary:
+      return le(up, OpKind::OutEWiseFusable) && le(down, OpKind::OutEWiseFusable);
+  }
+  return false;
+}
+
+void RuleStats::merge(const RuleStats& o) {
+  for (const auto& [reason, n] : o.rejections) rejections[reason] += n;
+  limits.insert(limits.end(), o.limits.begin(), o.limits.end());
+  unions_tried += o.unions_tried;
+  seeds += o.seeds;
+}
+
+std::vector<Candidate> PartitionRule::run(const RuleContext& context) const {
+  std::vector<Candidate> out = run_impl(context);
+  sort_and_dedupe(out);
+  return out;
+}
+
+namespace {
+
+Candidate single_node(const RuleContext& ctx, const std::string& rule, NodeId i) {
+  return Candidate{SubGraph(ctx.index, IndexSet::single(ctx.index.size(), i)), ctx.backend, rule, {}};
+}
+
+class SingleOpRule final : public PartitionRule {
+ public:
+  SingleOpRule(std::string name, std::vector<std::string> ops)
+      : PartitionRule(std::move(name)), ops_(ops.begin(), ops.end()), all_(ops_.count("*") > 0) {}
+
+  std::string describe() const override {
+    std::string out = "SingleOp{";
+    bool first = true;
+    for (const auto& op : ops_) {
+      out += (first ? "" : ",") + op;
+      first = false;
+    }
+    return out + "}";
+  }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    std::vector<Candidate> out;
+    const Graph& g = ctx.index.graph();
+    for (NodeId i = 0; i < g.num_nodes(); ++i)
+      if (all_ || ops_.count(g.node(i).op)) out.push_back(single_node(ctx, name(), i));
+    return out;
+  }
+
+ private:
+  std::set<std::string> ops_;
+  bool all_;
+};
+
+class CompositeRule final : public PartitionRule {
+ public:
+  CompositeRule(std::string name, std::vector<CompositeSpec> composites)
+      : PartitionRule(std::move(name)), composites_(std::move(composites)) {}
+
+  std::string describe() const override {
+    std::string out = "Composite{";
+    for (size_t i = 0; i < composites_.size(); ++i)
+      out += (i ? ", " : "") + composites_[i].name + "=" + composites_[i].pattern->to_string();
+    return out + "}";
+  }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    std::vector<Candidate> out;
+    const int n = ctx.index.size();
+    for (const auto& spec : composites_) {
+      for (const auto& match : match_all(ctx.index.graph(), *spec.pattern)) {
+        IndexSet inside(n);
+        for (NodeId i : match.nodes) inside.insert(i);
+        Composite composite{spec.name, spec.text, inside};
+        out.push_back(Candidate{SubGraph(ctx.index, inside), ctx.backend, name(), {std::move(composite)}});
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::vector<CompositeSpec> composites_;
+};
+
+class HostRule final : public PartitionRule {
+ public:
+  using PartitionRule::PartitionRule;
+  std::string describe() const override { return "Host"; }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    std::vector<Candidate> out;
+    for (NodeId i = 0; i < ctx.index.size(); ++i) out.push_back(single_node(ctx, name(), i));
+    return out;
+  }
+};
+
+class UnionRule final : public PartitionRule {
+ public:
+  UnionRule(std::string name, std::vector<PartitionRulePtr> rules)
+      : PartitionRule(std::move(name)), rules_(std::move(rules)) {}
+
+  std::string describe() const override {
+    std::string out = "Union(";
+    for (size_t i = 0; i < rules_.size(); ++i) out += (i ? ", " : "") + rules_[i]->describe();
+    return out + ")";
+  }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    std::vector<Candidate> out;
+    for (const auto& rule : rules_) {
+      auto part = rule->run(ctx);
+      out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    }
+    return out;
+  }
+
+ private:
+  std::vector<PartitionRulePtr> rules_;
+};
+
+class OnlyValidRule final : public PartitionRule {
+ public:
+  OnlyValidRule(std::string name, PartitionRulePtr rule, SubGraphConfig config)
+      : PartitionRule(std::move(name)), rule_(std::move(rule)), config_(config) {}
+
+  std::string describe() const override {
+    return "OnlyValid[max_depth " + std::to_string(config_.max_depth) + ", max_exits " +
+           std::to_string(config_.max_exits) + (config_.allow_taps ? ", taps" : ", no taps") + "](" +
+           rule_->describe() + ")";
+  }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    std::vector<Candidate> out;
+    for (auto& c : rule_->run(ctx)) {
+      if (auto reason = c.sub_graph.check(config_))
+        ++ctx.stats.rejections[*reason];
+      else
+        out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+ private:
+  PartitionRulePtr rule_;
+  SubGraphConfig config_;
+};
+
+}  // namespace
+
+PartitionRulePtr make_single_op_rule(std::string name, std::vector<std::string> ops) {
+  return std::make_unique<SingleOpRule>(std::move(name), std::move(ops));
+}
+PartitionRulePtr make_composite_rule(std::string name, std::vector<CompositeSpec> composites) {
+  for (const auto& c : composites)
+    TESSERA_CHECK(c.pattern && c.pattern->kind() == Pattern::Kind::Op, "composite rule: root must be an op pattern");
+  return std::make_unique<CompositeRule>(std::move(name), std::move(composites));
+}
+PartitionRulePtr make_host_rule(std::string name) { return std::make_unique<HostRule>(std::move(name)); }
+PartitionRulePtr make_union_rule(std::string name, std::vector<PartitionRulePtr> rules) {
+  return std::make_unique<UnionRule>(std::move(name), std::move(rules));
+}
+PartitionRulePtr make_only_valid_rule(std::string name, PartitionRulePtr rule, SubGraphConfig config) {
+  return std::make_unique<OnlyValidRule>(std::move(name), std::move(rule), config);
+}
+
+}  // namespace tessera
