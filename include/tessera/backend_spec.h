@@ -55,8 +55,9 @@ bool is_builtin_backend(const std::string& name);
 BackendSpec builtin_backend_spec(const std::string& name);
 
 // The `--backends a,b --backend-spec F...` resolution every command shares: spec files first
-// (a file may shadow a built-in name), then built-ins. Unknown names, duplicate names and a
-// spec file nobody asked for are UserErrors naming the flag. Result in `names` order.
+// (a file may shadow a built-in name), then built-ins. Unknown names, a name listed twice and two
+// files defining one name are UserErrors naming the flag or file; a spec file whose backend is not
+// in `names` is loaded (so it is validated) and otherwise unused. Result in `names` order.
 std::vector<BackendSpec> resolve_backends(const std::vector<std::string>& names,
                                           const std::vector<std::string>& spec_files);
 // Splits "a,b,c" (the --backends syntax), trimming blanks; an empty item is a UserError.
