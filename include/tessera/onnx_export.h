@@ -6,11 +6,13 @@
 #include <onnx/onnx_pb.h>
 
 #include "tessera/graph.h"
+#include "tessera/onnx_tensor.h"
 
 namespace tessera {
 
 onnx::ModelProto graph_to_onnx(const Graph& g, bool fill_shape_only = false);
 onnx::NodeProto node_to_onnx(const Graph& g, const Node& n);
-onnx::TensorProto tensor_to_onnx(const std::string& name, const Tensor& t);
+onnx::ValueInfoProto value_info_to_onnx(const std::string& name, const TensorType& t);
+onnx::AttributeProto attribute_to_onnx(const std::string& name, const Attribute& a);
 
 }  // namespace tessera

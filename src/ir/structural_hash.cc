@@ -85,7 +85,8 @@ class Canonical {
 
 uint64_t structural_hash(const Graph& fn) {
   uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : Canonical(fn).bytes()) {
+  const Canonical canonical(fn);
+  for (unsigned char c : canonical.bytes()) {
     h ^= c;
     h *= 1099511628211ull;
   }

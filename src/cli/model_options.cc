@@ -1,0 +1,16 @@
+#include "model_options.h"
+
+namespace tessera::cli {
+
+void ModelOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("MODEL", path, "model file (.onnx or tessera .json)")->required();
+  cmd.add_option("--input-shape", input_shapes, "bind a symbolic input shape, NAME=1x3x224x224 (repeatable)");
+}
+
+Graph ModelOptions::load() const {
+  ImportOptions opt;
+  for (const auto& s : input_shapes) opt.input_shapes.insert(parse_input_shape(s, "--input-shape"));
+  return load_model(path, opt);
+}
+
+}  // namespace tessera::cli

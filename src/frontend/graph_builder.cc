@@ -1,0 +1,154 @@
+#include "graph_builder.h"
+
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include "shape_inference.h"
+#include "tessera/error.h"
+
+namespace tessera::detail {
+namespace {
+
+// A Constant node's value as a Tensor, or nullopt if it holds something tessera does not model.
+std::optional<Tensor> constant_value(const RawNode& n, const std::string& file) {
+  auto scalar = [](DType t, const void* p, size_t size, Shape shape) {
+    auto bytes = std::make_shared<TensorBytes>(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + size);
+    return Tensor{TensorType{t, std::move(shape)}, bytes};
+  };
+  for (const auto& [name, a] : n.attrs) {
+    if (name == "value") {
+      if (auto t = std::get_if<Tensor>(&a)) return *t;
+    } else if (name == "value_float") {
+      float f = static_cast<float>(std::get<double>(a));
+      return scalar(DType::f32, &f, 4, {});
+    } else if (name == "value_int") {
+      int64_t i = std::get<int64_t>(a);
+      return scalar(DType::i64, &i, 8, {});
+    } else if (name == "value_floats") {
+      std::vector<float> f(std::get<std::vector<double>>(a).begin(), std::get<std::vector<double>>(a).end());
+      return scalar(DType::f32, f.data(), f.size() * 4, {static_cast<int64_t>(f.size())});
+    } else if (name == "value_ints") {
+      const auto& v = std::get<std::vector<int64_t>>(a);
+      return scalar(DType::i64, v.data(), v.size() * 8, {static_cast<int64_t>(v.size())});
+    }
+  }
+  throw UserError(file, "node '" + n.name + "'", "Constant node has no value attribute tessera can read");
+}
+
+void name_nodes(std::vector<RawNode>& nodes) {
+  std::set<std::string> used;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name.empty()) nodes[i].name = nodes[i].op + "_" + std::to_string(i);
+  for (auto& n : nodes) {
+    std::string name = n.name;
+    for (int k = 1; used.count(name); ++k) name = n.name + "_" + std::to_string(k);
+    n.name = name;
+    used.insert(name);
+  }
+}
+
+// Kahn's algorithm; among ready nodes the one earliest in the file goes first.
+std::vector<size_t> topological_order(const std::vector<RawNode>& nodes, const std::set<std::string>& defined,
+                                      const std::string& file) {
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& out : nodes[i].outputs) producer.emplace(out, i);
+  std::vector<int> pending(nodes.size(), 0);
+  std::vector<std::vector<size_t>> users(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t k = 0; k < nodes[i].inputs.size(); ++k) {
+      const std::string& in = nodes[i].inputs[k];
+      if (in.empty() || defined.count(in)) continue;
+      auto it = producer.find(in);
+      if (it == producer.end())
+        throw UserError(file, "node '" + nodes[i].name + "'", "input " + std::to_string(k) + " '" + in + "' is not defined");
+      ++pending[i];
+      users[it->second].push_back(i);
+    }
+  }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (pending[i] == 0) ready.push(i);
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (size_t u : users[i])
+      if (--pending[u] == 0) ready.push(u);
+  }
+  if (order.size() != nodes.size()) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (pending[i] > 0) throw UserError(file, "node '" + nodes[i].name + "'", "the graph has a cycle through this node");
+  }
+  return order;
+}
+
+}  // namespace
+
+Graph build_graph(RawGraph raw, const std::string& file) {
+  // 1. Constant nodes become constants.
+  std::vector<RawNode> nodes;
+  name_nodes(raw.nodes);
+  for (auto& n : raw.nodes) {
+    if (n.op == "Constant" && n.domain.empty() && n.outputs.size() == 1) {
+      raw.constants.emplace_back(n.outputs[0], *constant_value(n, file));
+    } else {
+      nodes.push_back(std::move(n));
+    }
+  }
+
+  Graph g;
+  g.name = raw.name;
+  g.source = file;
+  g.opset = raw.opset;
+  std::unordered_map<std::string, ValueId> ids;
+  std::unordered_map<std::string, std::string> defined_by;
+  auto define = [&](const std::string& name, Value v, const std::string& by) {
+    if (name.empty()) throw UserError(file, by, "a value has an empty name");
+    auto [it, fresh] = defined_by.emplace(name, by);
+    if (!fresh) throw UserError(file, by, "duplicate output name '" + name + "' (already defined by " + it->second + ")");
+    v.name = name;
+    ValueId id = g.add_value(std::move(v));
+    ids[name] = id;
+    return id;
+  };
+  std::vector<char> known;
+  for (auto& [name, type] : raw.inputs) {
+    g.inputs.push_back(define(name, Value{.type = type, .kind = ValueKind::Input}, "graph input '" + name + "'"));
+    known.push_back(1);
+  }
+  for (auto& [name, t] : raw.constants) {
+    define(name, Value{.type = t.type, .kind = ValueKind::Constant, .data = t.data}, "constant '" + name + "'");
+    known.push_back(1);
+  }
+
+  // 2-4. Order nodes, then add them with their outputs.
+  std::set<std::string> outside;
+  for (const auto& [name, _] : ids) outside.insert(name);
+  for (size_t i : topological_order(nodes, outside, file)) {
+    RawNode& rn = nodes[i];
+    Node n{rn.name, rn.op, rn.domain, std::move(rn.attrs), {}, {}};
+    for (size_t k = 0; k < rn.outputs.size(); ++k) {
+      const auto& decl = k < rn.output_types.size() ? rn.output_types[k] : std::nullopt;
+      n.outputs.push_back(define(rn.outputs[k], Value{.type = decl.value_or(TensorType{})}, "node '" + rn.name + "'"));
+      known.push_back(decl.has_value());
+    }
+    for (const auto& in : rn.inputs) n.inputs.push_back(in.empty() ? kNoValue : ids.at(in));
+    g.add_node(std::move(n));
+  }
+  for (size_t k = 0; k < raw.outputs.size(); ++k) {
+    auto it = ids.find(raw.outputs[k]);
+    if (it == ids.end()) throw UserError(file, "outputs[" + std::to_string(k) + "]", "graph output '" + raw.outputs[k] + "' is not defined");
+    g.outputs.push_back(it->second);
+  }
+  if (g.outputs.empty()) throw UserError(file, "outputs", "the graph has no outputs");
+
+  // 5. Types.
+  infer_shapes(g, known, file);
+  return g;
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,43 @@
+// From a model as read from a file to a frozen Graph (internal to the frontend).
+//
+// Both importers fill a RawGraph (names as strings, node order as in the file, output types
+// optional) and hand it to build_graph, which does everything the two formats share:
+//   1. folds Constant nodes into constants;
+//   2. names unnamed nodes "<OpType>_<index>" and makes duplicate names unique ("_1", "_2", ...);
+//   3. rejects duplicate value names, undefined references and cycles, naming the node;
+//   4. orders nodes topologically (Kahn's algorithm, ties by file order: a file already in order
+//      keeps its order);
+//   5. infers every missing type with ONNX's shape inference and checks the declared ones.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.h"
+
+namespace tessera::detail {
+
+struct RawNode {
+  std::string name;
+  std::string op;
+  std::string domain;
+  Attributes attrs;
+  std::vector<std::string> inputs;   // "" = missing optional input
+  std::vector<std::string> outputs;
+  std::vector<std::optional<TensorType>> output_types;  // declared types, parallel to outputs
+  std::string place;                 // where it is in the file, for messages ("nodes[3]")
+};
+
+struct RawGraph {
+  std::string name;
+  int opset = 17;
+  std::vector<std::pair<std::string, TensorType>> inputs;
+  std::vector<std::pair<std::string, Tensor>> constants;
+  std::vector<RawNode> nodes;
+  std::vector<std::string> outputs;
+};
+
+Graph build_graph(RawGraph raw, const std::string& file);
+
+}  // namespace tessera::detail

@@ -1,0 +1,152 @@
+// ONNX import: ModelProto -> RawGraph -> build_graph.
+//
+// What this file handles beyond the shared builder: the protobuf itself (a truncated or corrupt
+// file is a clear error), IR version and opset range (libonnx 1.12: IR <= 8, opsets 7-17),
+// initializers (with external data), graph inputs that are also initializers (the initializer
+// wins, as ONNX Runtime does), symbolic input dimensions (bound from --input-shape, else 1 with a
+// warning), and attributes. Sub-graph attributes (If/Loop) are recorded by name only.
+#include <fstream>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "graph_builder.h"
+#include "tessera/error.h"
+#include "tessera/model_loader.h"
+#include "tessera/onnx_tensor.h"
+
+namespace tessera {
+namespace {
+
+constexpr int kMinOpset = 7, kMaxOpset = 17, kMaxIrVersion = 8;
+
+Attribute attribute_from_onnx(const onnx::AttributeProto& a, const std::string& where) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: return a.i();
+    case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case onnx::AttributeProto::TENSOR: return tensor_from_onnx(a.t(), where);
+    case onnx::AttributeProto::GRAPH: return "graph:" + a.g().name();
+    default: return "unsupported attribute type " + std::to_string(a.type());
+  }
+}
+
+TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, const std::string& file,
+                      const std::function<void(const std::string&)>& warn) {
+  const std::string where = "graph input '" + vi.name() + "'";
+  if (!vi.type().has_tensor_type()) throw UserError(file, where, "is not a tensor");
+  const auto& tt = vi.type().tensor_type();
+  auto dtype = dtype_from_onnx(tt.elem_type());
+  if (!dtype) throw UserError(file, where, "element type " + std::to_string(tt.elem_type()) + " is not supported");
+  TensorType t{*dtype, {}};
+  auto bound = opt.input_shapes.find(vi.name());
+  if (bound != opt.input_shapes.end()) {
+    if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(bound->second.size()))
+      throw UserError(file, where, "--input-shape gives rank " + std::to_string(bound->second.size()) +
+                                       ", the model says rank " + std::to_string(tt.shape().dim_size()));
+    for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
+      const auto& d = tt.shape().dim(i);
+      if (d.has_dim_value() && d.dim_value() != bound->second[i])
+        throw UserError(file, where, "--input-shape sets dimension " + std::to_string(i) + " to " +
+                                         std::to_string(bound->second[i]) + ", the model fixes it to " +
+                                         std::to_string(d.dim_value()));
+    }
+    t.shape = bound->second;
+    return t;
+  }
+  if (!tt.has_shape()) throw UserError(file, where, "has no shape; give it with --input-shape " + vi.name() + "=...");
+  std::vector<std::string> unbound;
+  for (const auto& d : tt.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      t.shape.push_back(d.dim_value());
+    } else {
+      unbound.push_back(d.has_dim_param() ? d.dim_param() : "?");
+      t.shape.push_back(1);
+    }
+  }
+  if (!unbound.empty()) {
+    std::string dims;
+    for (const auto& u : unbound) dims += (dims.empty() ? "" : ", ") + u;
+    warn("input '" + vi.name() + "' has symbolic dimensions (" + dims + ") bound to 1; use --input-shape " + vi.name() +
+         "=" + shape_to_string(t.shape) + " to choose");
+  }
+  return t;
+}
+
+onnx::ModelProto read_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path, "", "cannot open the file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string bytes = buf.str();
+  onnx::ModelProto m;
+  if (bytes.empty() || !m.ParseFromString(bytes))
+    throw UserError(path, "", "not a valid ONNX model (truncated or corrupt protobuf, " + std::to_string(bytes.size()) + " bytes)");
+  if (!m.has_graph()) throw UserError(path, "", "the model has no graph");
+  return m;
+}
+
+int default_opset(const onnx::ModelProto& m, const std::string& path) {
+  if (m.ir_version() > kMaxIrVersion)
+    throw UserError(path, "ir_version", "IR version " + std::to_string(m.ir_version()) + " is newer than tessera reads (at most " +
+                                            std::to_string(kMaxIrVersion) + "); re-export with an older exporter");
+  for (const auto& o : m.opset_import()) {
+    if (!o.domain().empty() && o.domain() != "ai.onnx") continue;
+    if (o.version() < kMinOpset || o.version() > kMaxOpset)
+      throw UserError(path, "opset_import", "opset " + std::to_string(o.version()) + " is outside the supported range " +
+                                                std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset));
+    return static_cast<int>(o.version());
+  }
+  throw UserError(path, "opset_import", "the model imports no default-domain opset");
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path, const ImportOptions& options) {
+  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
+  onnx::ModelProto m = read_model(path);
+  const onnx::GraphProto& gp = m.graph();
+  detail::RawGraph raw;
+  raw.name = gp.name();
+  raw.opset = default_opset(m, path);
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+
+  std::set<std::string> initializer_names;
+  for (int i = 0; i < gp.initializer_size(); ++i) {
+    const auto& t = gp.initializer(i);
+    initializer_names.insert(t.name());
+    raw.constants.emplace_back(t.name(), tensor_from_onnx(t, path + ": initializer '" + t.name() + "'", base_dir, warn));
+  }
+  for (const auto& vi : gp.input())
+    if (!initializer_names.count(vi.name())) raw.inputs.emplace_back(vi.name(), input_type(vi, options, path, warn));
+  for (const auto& [name, _] : options.input_shapes) {
+    bool found = false;
+    for (const auto& [in, t] : raw.inputs) found |= in == name;
+    if (!found) throw UserError(path, "--input-shape", "the model has no input named '" + name + "'");
+  }
+
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& np = gp.node(i);
+    detail::RawNode n;
+    n.name = np.name();
+    n.op = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.place = "node[" + std::to_string(i) + "]";
+    const std::string where = path + ": node '" + (np.name().empty() ? n.op + "_" + std::to_string(i) : np.name()) + "'";
+    for (const auto& a : np.attribute()) n.attrs[a.name()] = attribute_from_onnx(a, where);
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    // Omitted optional outputs: trailing ones are dropped, inner ones get a private name.
+    while (!n.outputs.empty() && n.outputs.back().empty()) n.outputs.pop_back();
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k].empty()) n.outputs[k] = "__unused_" + std::to_string(i) + "_" + std::to_string(k);
+    raw.nodes.push_back(std::move(n));
+  }
+  for (const auto& vi : gp.output()) raw.outputs.push_back(vi.name());
+  return detail::build_graph(std::move(raw), path);
+}
+
+}  // namespace tessera

@@ -1,0 +1,113 @@
+#include "shape_inference.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "tessera/error.h"
+#include "tessera/onnx_export.h"
+
+namespace tessera::detail {
+namespace {
+
+// Constants up to this many elements travel with their data (shape computations need it).
+constexpr int64_t kInlineConstantElements = 4096;
+
+onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  std::set<std::string> domains;
+  for (const Node& n : g.nodes)
+    if (!n.domain.empty()) domains.insert(n.domain);
+  auto* opset = m.add_opset_import();
+  opset->set_version(g.opset);
+  for (const auto& d : domains) {
+    auto* o = m.add_opset_import();
+    o->set_domain(d);
+    o->set_version(1);
+  }
+  auto* gp = m.mutable_graph();
+  gp->set_name("inference");
+  for (ValueId v : g.inputs) *gp->add_input() = value_info_to_onnx(g.value(v).name, g.value(v).type);
+  for (const Value& v : g.values) {
+    if (!v.is_constant()) continue;
+    if (v.data && v.type.numel() <= kInlineConstantElements)
+      *gp->add_initializer() = tensor_to_onnx(v.name, Tensor{v.type, v.data});
+    else
+      *gp->add_input() = value_info_to_onnx(v.name, v.type);
+  }
+  for (const Node& n : g.nodes) {
+    *gp->add_node() = node_to_onnx(g, n);
+    // Outputs of ops ONNX has no schema for keep their declared types, so inference can go on.
+    bool has_schema = onnx::OpSchemaRegistry::Schema(n.op, n.domain.empty() ? g.opset : 1, n.domain) != nullptr;
+    if (!has_schema)
+      for (ValueId out : n.outputs)
+        if (known[out]) *gp->add_value_info() = value_info_to_onnx(g.value(out).name, g.value(out).type);
+  }
+  for (ValueId v : g.outputs) gp->add_output()->set_name(g.value(v).name);
+  return m;
+}
+
+// "[ShapeInferenceError] (op_type:Add, node name: s): A: ..." -> place "node 's'", the rest.
+UserError inference_error(const std::string& file, const std::string& what) {
+  static const std::regex re(R"(\(op_type:([^,]*), node name: ([^)]*)\):?\s*(.*))");
+  std::smatch m;
+  if (std::regex_search(what, m, re))
+    return UserError(file, "node '" + m[2].str() + "' (" + m[1].str() + ")", "shape inference: " + m[3].str());
+  return UserError(file, "", "shape inference: " + what);
+}
+
+std::optional<TensorType> to_tensor_type(const onnx::TypeProto& t) {
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape()) return std::nullopt;
+  auto dtype = dtype_from_onnx(t.tensor_type().elem_type());
+  if (!dtype) return std::nullopt;
+  TensorType out{*dtype, {}};
+  for (const auto& d : t.tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return std::nullopt;
+    out.shape.push_back(d.dim_value());
+  }
+  return out;
+}
+
+}  // namespace
+
+void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file) {
+  onnx::ModelProto m = inference_model(g, known);
+  try {
+    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1,
+                                                                   /*data_prop=*/true));
+  } catch (const std::exception& e) {
+    throw inference_error(file, e.what());
+  }
+  std::map<std::string, const onnx::TypeProto*> inferred;
+  for (const auto& vi : m.graph().value_info()) inferred[vi.name()] = &vi.type();
+  for (const auto& vi : m.graph().output())
+    if (vi.has_type()) inferred[vi.name()] = &vi.type();
+
+  for (const Node& n : g.nodes) {
+    for (ValueId out : n.outputs) {
+      Value& v = g.value(out);
+      auto it = inferred.find(v.name);
+      std::optional<TensorType> t = it == inferred.end() ? std::nullopt : to_tensor_type(*it->second);
+      if (known[out]) {
+        if (t && !(*t == v.type))
+          throw UserError(file, "node '" + n.name + "'",
+                          "output '" + v.name + "' is declared " + to_string(v.type) + " but " + n.op + " gives " +
+                              to_string(*t));
+        continue;
+      }
+      if (!t)
+        throw UserError(file, "node '" + n.name + "'",
+                        "cannot infer a static shape for output '" + v.name + "' of " + n.op +
+                            " (bind symbolic inputs with --input-shape, or declare the output's type)");
+      v.type = *t;
+      known[out] = 1;
+    }
+  }
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,20 @@
+// Static shapes for every value, from ONNX's own shape inference (internal to the frontend).
+//
+// Both importers build a Graph whose intermediate values may have unknown types (`known[v]` is
+// false), then call infer_shapes: the Graph is written as a ModelProto (small constants as
+// initializers so data propagation can fold Shape -> Gather -> Concat -> Reshape chains; weights
+// as typed inputs, so no weight bytes are copied), ONNX infers in strict mode, and the results
+// are read back. A declared type that contradicts the inferred one, an inference error, or a shape
+// that stays symbolic is a UserError naming the file and the node.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/graph.h"
+
+namespace tessera::detail {
+
+void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file);
+
+}  // namespace tessera::detail
