@@ -12,6 +12,8 @@
 // owns the memory: a HostTensor in tests, a slab of the static memory plan in the executor. A
 // missing optional input (kNoValue in the Graph) is passed as ConstTensorView::missing(); a
 // present zero-element tensor may have a null pointer, so presence is a flag, not the pointer.
+// An omitted optional output (MaxPool's Indices, say) is a TensorView with null data, or is left
+// off the end of the span; a kernel writes only the outputs it is given.
 //
 // A KernelRegistry maps an op type to its kernel for one backend. Backends fill one registry each
 // (ref: make_ref_kernels() in src/backends/ref/ref_kernels.h) and look kernels up per node; a

@@ -1,0 +1,24 @@
+// Assembles the ref backend's kernel table from its op families (see ref_kernels.h).
+#include "backends/ref/ref_kernels.h"
+
+namespace tessera {
+
+KernelRegistry make_ref_kernels() {
+  KernelRegistry r("ref");
+  ref::register_unary_math(r);
+  ref::register_activations(r);
+  ref::register_binary(r);
+  ref::register_conv(r);
+  ref::register_matmul(r);
+  ref::register_pool(r);
+  ref::register_norm(r);
+  ref::register_softmax(r);
+  ref::register_reduce(r);
+  ref::register_reshape(r);
+  ref::register_data_movement(r);
+  ref::register_generate(r);
+  ref::register_resize(r);
+  return r;
+}
+
+}  // namespace tessera
