@@ -1,10 +1,12 @@
 #include "graph_builder.h"
 
+#include <algorithm>
 #include <map>
 #include <queue>
 #include <set>
 #include <unordered_map>
 
+#include "shape_folding.h"
 #include "shape_inference.h"
 #include "tessera/error.h"
 
@@ -86,6 +88,21 @@ std::vector<size_t> topological_order(const std::vector<RawNode>& nodes, const s
   return order;
 }
 
+// Removes folded nodes (their outputs are constants now) and renumbers the rest.
+Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
+  if (std::find(folded.begin(), folded.end(), 1) == folded.end()) return g;
+  Graph out;
+  out.name = g.name;
+  out.source = g.source;
+  out.opset = g.opset;
+  out.values = std::move(g.values);
+  out.inputs = std::move(g.inputs);
+  out.outputs = std::move(g.outputs);
+  for (NodeId id = 0; id < static_cast<NodeId>(g.nodes.size()); ++id)
+    if (!folded[id]) out.add_node(std::move(g.nodes[id]));
+  return out;
+}
+
 }  // namespace
 
 Graph build_graph(RawGraph raw, const std::string& file) {
@@ -146,9 +163,13 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   }
   if (g.outputs.empty()) throw UserError(file, "outputs", "the graph has no outputs");
 
-  // 5. Types.
-  infer_shapes(g, known, file);
-  return g;
+  // 5. Types: ONNX inference and shape folding, alternately, until neither learns more.
+  std::vector<char> folded(g.nodes.size(), 0);
+  do {
+    infer_shapes(g, known, folded, file);
+  } while (fold_shape_computations(g, known, folded) > 0);
+  require_known_types(g, known, folded, file);
+  return drop_folded_nodes(std::move(g), folded);
 }
 
 }  // namespace tessera::detail

@@ -16,7 +16,7 @@ namespace {
 // Constants up to this many elements travel with their data (shape computations need it).
 constexpr int64_t kInlineConstantElements = 4096;
 
-onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known) {
+onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known, const std::vector<char>& skip) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   std::set<std::string> domains;
@@ -39,7 +39,9 @@ onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known)
     else
       *gp->add_input() = value_info_to_onnx(v.name, v.type);
   }
-  for (const Node& n : g.nodes) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (skip[id]) continue;
+    const Node& n = g.node(id);
     *gp->add_node() = node_to_onnx(g, n);
     // Outputs of ops ONNX has no schema for keep their declared types, so inference can go on.
     bool has_schema = onnx::OpSchemaRegistry::Schema(n.op, n.domain.empty() ? g.opset : 1, n.domain) != nullptr;
@@ -74,8 +76,8 @@ std::optional<TensorType> to_tensor_type(const onnx::TypeProto& t) {
 
 }  // namespace
 
-void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file) {
-  onnx::ModelProto m = inference_model(g, known);
+void infer_shapes(Graph& g, std::vector<char>& known, const std::vector<char>& skip, const std::string& file) {
+  onnx::ModelProto m = inference_model(g, known, skip);
   try {
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1,
@@ -88,7 +90,9 @@ void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file) {
   for (const auto& vi : m.graph().output())
     if (vi.has_type()) inferred[vi.name()] = &vi.type();
 
-  for (const Node& n : g.nodes) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (skip[id]) continue;
+    const Node& n = g.node(id);
     for (ValueId out : n.outputs) {
       Value& v = g.value(out);
       auto it = inferred.find(v.name);
@@ -100,13 +104,24 @@ void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file) {
                               to_string(*t));
         continue;
       }
-      if (!t)
-        throw UserError(file, "node '" + n.name + "'",
-                        "cannot infer a static shape for output '" + v.name + "' of " + n.op +
-                            " (bind symbolic inputs with --input-shape, or declare the output's type)");
-      v.type = *t;
-      known[out] = 1;
+      if (t) {
+        v.type = *t;
+        known[out] = 1;
+      }
     }
+  }
+}
+
+void require_known_types(const Graph& g, const std::vector<char>& known, const std::vector<char>& skip,
+                         const std::string& file) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (skip[id]) continue;
+    const Node& n = g.node(id);
+    for (ValueId out : n.outputs)
+      if (!known[out])
+        throw UserError(file, "node '" + n.name + "'",
+                        "cannot infer a static shape for output '" + g.value(out).name + "' of " + n.op +
+                            " (bind symbolic inputs with --input-shape, or declare the output's type)");
   }
 }
 

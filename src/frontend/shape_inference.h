@@ -4,8 +4,9 @@
 // false), then call infer_shapes: the Graph is written as a ModelProto (small constants as
 // initializers so data propagation can fold Shape -> Gather -> Concat -> Reshape chains; weights
 // as typed inputs, so no weight bytes are copied), ONNX infers in strict mode, and the results
-// are read back. A declared type that contradicts the inferred one, an inference error, or a shape
-// that stays symbolic is a UserError naming the file and the node.
+// are read back. A declared type that contradicts the inferred one or an inference error is a
+// UserError naming the file and the node. Outputs ONNX cannot resolve stay unknown; after
+// shape folding (shape_folding.h) the importer calls require_known_types.
 #pragma once
 
 #include <string>
@@ -15,6 +16,9 @@
 
 namespace tessera::detail {
 
-void infer_shapes(Graph& g, std::vector<char>& known, const std::string& file);
+// Nodes with skip[n] set (folded ones) are left out; their outputs are constants by then.
+void infer_shapes(Graph& g, std::vector<char>& known, const std::vector<char>& skip, const std::string& file);
+void require_known_types(const Graph& g, const std::vector<char>& known, const std::vector<char>& skip,
+                         const std::string& file);
 
 }  // namespace tessera::detail
