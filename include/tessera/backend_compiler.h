@@ -1,0 +1,106 @@
+// BackendCompiler: turns an outlined function into an executable for one real backend.
+//
+// The unit of compilation is a *function*: a standalone Graph as extract_function() builds it
+// (sub_graph.h). Its inputs are the partition's activations and its weight parameters, in
+// Graph::inputs order; small constants (shapes, Clip bounds, scalar operands) are carried inside
+// as constants with data. A compiler looks at the whole function once and builds everything a
+// run needs (kernel lookups, oneDNN primitives, fused epilogues, intermediate buffers), so a run
+// only moves data:
+//
+//   fn(x, W, B) { Conv(x, W, B) ─▶ Relu } -> y
+//     compile(fn)  ─▶ CompiledFunction   (onednn: one conv primitive with a relu post-op)
+//     run({x, W, B}, {y})                (caller-allocated y; intermediates owned by the function)
+//
+// Contract
+// - compile() throws KernelUnsupported (kernel.h) when the backend cannot take the function: an
+//   op it lacks, an attribute value or dtype it does not implement, a fusion it cannot express.
+//   The message names the node and the reason; a measured cost becomes Invalid with it. A backend
+//   never falls back to another backend's kernels inside its own function.
+// - run() takes inputs in fn.inputs order and outputs in fn.outputs order, with exactly the types
+//   the function declares (KernelError otherwise). Output buffers are the caller's; intermediate
+//   buffers belong to the CompiledFunction, which is why run() is not const and one
+//   CompiledFunction must not run on two threads at once (compile one per thread instead).
+// - Weights arrive as inputs on every run. A backend that wants them in another layout (oneDNN's
+//   blocked weights) may reorder them on a run and cache the result keyed by the input pointer;
+//   callers that change weight *contents* behind the same pointer must recompile.
+// - A function's constants without data (a shape-only model) are filled with the seeded random
+//   values of HostTensor::random for float types; other data-less constants are unsupported.
+//
+// Threads: compute libraries keep process-wide thread pools (OpenMP for oneDNN, OpenBLAS's own
+// pool, TBB). set_compute_threads() sets all of them at once, so one `--threads T` means T
+// everywhere and nothing is oversubscribed. It is the one deliberately global setting: the
+// libraries themselves are global. Call it from the thread that will run compiled functions.
+//
+// OpenBLAS picks its kernels from CPUID when it loads; on CPUs newer than its tables (generic
+// "Intel Xeon Processor" VMs) it falls back to slow generic kernels. The blas backend therefore
+// sets OPENBLAS_CORETYPE=SkylakeX when the CPU has AVX-512 and the variable is unset, as early as
+// the process allows (see src/backends/blas/README.md for how and its limits).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.h"
+#include "tessera/kernel.h"
+
+namespace tessera {
+
+// An executable function: built once by BackendCompiler::compile, run many times.
+class CompiledFunction {
+ public:
+  virtual ~CompiledFunction() = default;
+  CompiledFunction(const CompiledFunction&) = delete;
+  CompiledFunction& operator=(const CompiledFunction&) = delete;
+
+  // Checks arity and types against the function's signature (KernelError), then runs.
+  void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
+
+  const std::vector<TensorType>& input_types() const { return input_types_; }
+  const std::vector<TensorType>& output_types() const { return output_types_; }
+  // Bytes of intermediate buffers (and cached reordered weights) this function owns.
+  virtual size_t workspace_bytes() const = 0;
+
+ protected:
+  // Records fn's signature (the types of fn.inputs and fn.outputs).
+  explicit CompiledFunction(const Graph& fn);
+  // Inputs and outputs are already checked.
+  virtual void run_impl(std::span<const ConstTensorView> inputs,
+                        std::span<const TensorView> outputs) = 0;
+
+ private:
+  std::vector<TensorType> input_types_, output_types_;
+};
+
+// One real backend's compiler. Stateless apart from library handles: compile() is thread-safe.
+class BackendCompiler {
+ public:
+  virtual ~BackendCompiler() = default;
+
+  // The backend's name as in --backends: "ref", "onednn", "eigen", "blas".
+  virtual std::string name() const = 0;
+  // The compiler and library versions ("tessera-onednn 1; oneDNN 2.6.3"): part of a measured
+  // cost's key, so a library upgrade invalidates old measurements.
+  virtual std::string version() const = 0;
+
+  // Compiles `fn`; throws KernelUnsupported when this backend cannot take it (see header).
+  std::unique_ptr<CompiledFunction> compile(const Graph& fn) const { return compile_impl(fn); }
+
+ protected:
+  virtual std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const = 0;
+};
+
+// The compiler of a built-in real backend: "ref", "onednn", "eigen", "blas". Throws UserError for
+// any other name. (Library tessera_compilers, src/backends/compilers/.)
+std::unique_ptr<BackendCompiler> make_backend_compiler(const std::string& name);
+// The names make_backend_compiler accepts, sorted.
+std::vector<std::string> backend_compiler_names();
+
+// Sets the thread count of OpenMP (and so oneDNN), OpenBLAS and TBB (a global_control held until
+// the next call) to `threads` (>= 1). compute_threads() returns the last value set, or the
+// OpenMP default before any call.
+void set_compute_threads(int threads);
+int compute_threads();
+
+}  // namespace tessera
