@@ -1,0 +1,118 @@
+// Plan: what the search chose, after coalescing (DESIGN.md), and its `tessera.plan` JSON (v1).
+//
+// Terms. A Plan is a list of Partitions covering every node of the model exactly once. A
+// Partition is one backend's share of the graph that becomes one outlined function: the union of
+// the candidates the search chose for it (one, or several touching ones of the same backend merged
+// by coalescing). Each chosen candidate keeps its own inside set, rule name, cost and composites,
+// so emit can build the inner `Composite` functions and --explain can show where a cost came from.
+//
+//   search picks  byoc{r0,r1} (rule byoc.fusion, 1.9)   byoc{r2,s,r3} (2.71)   tvm{a} (2.0)
+//   coalesce  ->  Partition byoc {r0,r1,r2,s,r3}, cost 4.61, candidates [{r0,r1}, {r2,s,r3}],
+//                 function "tvmgen_default_byoc_main_0"
+//                 Partition tvm {a}, cost 2.0, function "tvmgen_default_tvm_main_1"
+//
+// Partition order: a topological order of the partition DAG (producers first), ties broken by the
+// smallest node index, so the order is unique and emit can call functions in plan order.
+// Function names: "tvmgen_default_<backend>_main_<k>", k counting distinct functions in partition
+// order; structurally equal partitions on one backend (equal `function_hash`) share a name, and
+// the emitted module has one function per name.
+//
+// JSON (CONTRACTS.md):
+//   {"format": "tessera.plan", "version": 1, "model": ..., "search": ..., "cost_model": ...,
+//    "total_cost": 34.5706, "transfer_cost": 0.0,
+//    "partitions": [{"backend", "nodes": [names], "cost", "function", + extensions:
+//                    "device", "function_hash" (16 hex digits),
+//                    "candidates": [{"nodes", "rule", "cost", "composites": [{"name",
+//                                    "pattern", "nodes"}]}]}],
+//    "stats": {"candidates", "states", "search_ms", + extensions}}
+// Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
+// Graph node names in model order, numbers via format_plan_number (below). Timings are the only
+// run-dependent fields, so the writer puts 0.0 in every *_ms field unless `with_timings` is set:
+// that is what keeps `-j 1` and `-j 2` plans byte-identical. Non-Value costs are written as the
+// strings "unknown" / "invalid(reason)" (Cost::to_string) and read back by Cost::parse.
+//
+// The reader needs the model's Graph to turn node names back into an IndexSet; it checks the
+// format, version, that every name exists and that no node is in two partitions, and throws
+// UserError("FILE: PLACE: WHAT") otherwise. It does not re-check convexity or acyclicity
+// (plan_check.h in search/ does, for tests and `tessera run`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/candidate.h"
+#include "tessera/cost.h"
+#include "tessera/graph.h"
+#include "tessera/index_set.h"
+
+namespace tessera {
+
+// One candidate the search chose, as it sits inside a partition.
+struct ChosenCandidate {
+  IndexSet nodes;
+  std::string rule;                    // debug name of the rule that proposed it
+  Cost cost;
+  std::vector<Composite> composites;   // pattern matches inside, sorted, disjoint
+};
+
+struct Partition {
+  std::string backend;
+  std::string device;                  // the backend's device ("cpu" for every built-in)
+  IndexSet nodes;                      // union of the candidates' nodes
+  Cost cost;                           // sum of the candidates' costs
+  std::vector<ChosenCandidate> candidates;   // ascending by nodes (IndexSet order)
+  std::string function;                // "tvmgen_default_<backend>_main_<k>"
+  uint64_t function_hash = 0;          // structural hash of the extracted partition function
+};
+
+// Search statistics. Counts are deterministic; *_ms are wall-clock and written only on request.
+struct SearchStats {
+  int64_t candidates = 0;        // candidates given to the search (all backends, after dedupe)
+  int64_t states = 0;            // distinct search states reached (collage: settled states)
+  int64_t states_pushed = 0;     // priority-queue pushes
+  int64_t states_popped = 0;     // priority-queue pops (including stale entries)
+  int64_t costed = 0;            // distinct (function, backend) cost requests
+  double enumerate_ms = 0.0;     // candidate enumeration
+  double estimate_ms = 0.0;      // costing (extract + hash + estimate)
+  double search_ms = 0.0;        // the search proper
+  double coalesce_ms = 0.0;
+};
+
+struct Plan {
+  std::string model;             // the model path as given to the CLI
+  std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
+  std::string cost_model;        // CostModel::name(): "mock", "roofline", "measure"
+  Cost total_cost;               // sum of partition costs + transfer_cost
+  Cost transfer_cost;            // values crossing devices; zero when all on one device
+  std::vector<Partition> partitions;
+  SearchStats stats;
+};
+
+struct PlanJsonOptions {
+  bool with_timings = false;     // write real *_ms values (makes the output run-dependent)
+};
+
+// The fixed number format of plan files: "%.10g" (10 significant digits, enough for costs and
+// immune to last-bit noise), with ".0" appended when the text has no '.', 'e', "inf" or "nan".
+// 34.5706 -> "34.5706", 0 -> "0.0", 1.25e-07 -> "1.25e-07", 24.570600000000002 -> "24.5706".
+std::string format_plan_number(double x);
+
+// Sorts partitions into partition order (topological over the partition DAG, ties by first node)
+// and assigns `function` names from `function_hash`. Requires an acyclic partition DAG.
+void finalize_plan_order(Plan& plan, const Graph& graph);
+
+// The JSON text (ends with a newline). Node names come from `graph`.
+std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});
+nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});
+
+// Inverse of plan_to_json for the fields above; `file` names the source in error messages.
+Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph);
+Plan read_plan_file(const std::string& path, const Graph& graph);
+// Writes atomically (temporary file + rename), so a failed run never leaves a partial plan.
+void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph,
+                     const PlanJsonOptions& options = {});
+
+}  // namespace tessera
