@@ -1,0 +1,74 @@
+// CostModel's non-virtual entry points and the --cost spec factory. See cost_model.h.
+#include "tessera/cost_model.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "tessera/device_profile.h"
+#include "tessera/error.h"
+#include "tessera/mock_cost_model.h"
+#include "tessera/roofline_cost_model.h"
+
+namespace tessera {
+
+Cost CostModel::estimate(const CostRequest& request) const {
+  TESSERA_CHECK(request.function != nullptr, "CostRequest without a function");
+  return estimate_impl(request);
+}
+
+Cost CostModel::transfer(size_t bytes, std::string_view from, std::string_view to) const {
+  if (from == to) return Cost::zero();
+  return transfer_impl(bytes, from, to);
+}
+
+Cost CostModel::transfer_impl(size_t, std::string_view from, std::string_view to) const {
+  return from == to ? Cost::zero() : Cost::unknown();
+}
+
+namespace {
+std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> out;
+  std::stringstream ss{std::string(s)};
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::unique_ptr<CostModel> make_roofline(std::string_view arg) {
+  std::vector<DeviceProfile> profiles;
+  for (const std::string& name : split_commas(arg)) profiles.push_back(resolve_device_profile(name));
+  // The host profile stands in for "cpu" unless a named profile already does.
+  bool has_cpu = false;
+  for (const DeviceProfile& p : profiles) has_cpu = has_cpu || p.device == "cpu";
+  // Without a host profile, a model with no cpu backend still works; check_backends reports it.
+  if (!has_cpu) {
+    try {
+      profiles.push_back(load_device_profile(find_data_file("devices/host.json")));
+    } catch (const UserError&) {
+      if (profiles.empty()) throw;
+    }
+  }
+  return std::make_unique<RooflineCostModel>(std::move(profiles));
+}
+}  // namespace
+
+std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostModelOptions& options) {
+  std::string_view head = spec.substr(0, spec.find(':'));
+  std::string_view arg = head.size() < spec.size() ? spec.substr(head.size() + 1) : std::string_view{};
+  if (head == "mock") {
+    if (arg.empty()) throw UserError("--cost", "mock", "needs a cost file: --cost mock:FILE");
+    return std::make_unique<MockCostModel>(load_mock_costs(std::filesystem::path(arg)));
+  }
+  if (head == "roofline") return make_roofline(arg);
+  if (head == "measure") {
+    if (!options.make_measure) {
+      throw UserError("--cost", "measure", "measured costs are not available in this build");
+    }
+    return options.make_measure(arg);
+  }
+  throw UserError("--cost", std::string(spec),
+                  "unknown cost model; expected mock:FILE, roofline[:PROFILE,...] or measure");
+}
+
+}  // namespace tessera
