@@ -1,0 +1,79 @@
+// IndexSet algebra, iteration, hashing and total order.
+#include <catch2/catch.hpp>
+#include <random>
+#include <set>
+
+#include "tessera/index_set.h"
+
+using tessera::IndexSet;
+
+TEST_CASE("IndexSet algebra across word boundaries", "[index_set]") {
+  IndexSet a(130, {0, 63, 64, 129});
+  IndexSet b(130, {63, 100, 129});
+  CHECK((a | b).members() == std::vector<int>{0, 63, 64, 100, 129});
+  CHECK((a & b).members() == std::vector<int>{63, 129});
+  CHECK((a - b).members() == std::vector<int>{0, 64});
+  CHECK(a.count() == 4);
+  CHECK(a.intersects(b));
+  CHECK(!(a - b).intersects(b));
+  CHECK((a & b).is_subset_of(a));
+  CHECK(!a.is_subset_of(b));
+  CHECK(a.complement().count() == 126);
+  CHECK((a.complement() & a).empty());
+  CHECK(IndexSet::all(130).count() == 130);
+  CHECK(IndexSet::all(130) == (a | a.complement()));
+}
+
+TEST_CASE("IndexSet first, next, last, first_unset", "[index_set]") {
+  IndexSet s(200, {5, 64, 199});
+  CHECK(s.first() == 5);
+  CHECK(s.next(5) == 64);
+  CHECK(s.next(64) == 199);
+  CHECK(s.next(199) == -1);
+  CHECK(s.last() == 199);
+  CHECK(IndexSet(200).first() == -1);
+  CHECK(IndexSet(200).last() == -1);
+  IndexSet full = IndexSet::all(70);
+  CHECK(full.first_unset() == 70);
+  full.erase(65);
+  CHECK(full.first_unset() == 65);
+  CHECK(IndexSet(3, {0, 1}).first_unset() == 2);
+  CHECK(IndexSet(0).empty());
+  CHECK(IndexSet(0).first_unset() == 0);
+}
+
+TEST_CASE("IndexSet and3_within is the convexity test", "[index_set]") {
+  IndexSet inside(8, {1, 2}), down(8, {2, 3, 4}), up(8, {0, 1, 3});
+  CHECK(!inside.and3_within(down, up, IndexSet::all(8)));   // 3 is outside, reached and reaching
+  inside.insert(3);
+  CHECK(inside.and3_within(down, up, IndexSet::all(8)));
+}
+
+TEST_CASE("IndexSet hash is stable and order is lexicographic on members", "[index_set]") {
+  // Stable across runs: a fixed value (FNV-1a over size and words).
+  CHECK(IndexSet(10, {1, 3}).hash() == IndexSet(10, {3, 1}).hash());
+  CHECK(IndexSet(10, {1, 3}).hash() != IndexSet(10, {1, 4}).hash());
+  CHECK(IndexSet(10, {1, 3}).hash() != IndexSet(11, {1, 3}).hash());
+  CHECK(IndexSet(10, {1, 3}).to_string() == "{1,3}");
+
+  CHECK(IndexSet(10, {0, 1}) < IndexSet(10, {0, 2}));
+  CHECK(IndexSet(10, {0, 2}) < IndexSet(10, {1}));
+  CHECK(IndexSet(10, {0}) < IndexSet(10, {0, 1}));
+  CHECK(IndexSet(10) < IndexSet(10, {0}));
+  CHECK(IndexSet(100, {70}) < IndexSet(100, {71}));
+  CHECK(IndexSet(100, {1, 90}) < IndexSet(100, {2}));
+
+  // Against the definition on random sets spanning several words.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    IndexSet a(150), b(150);
+    for (int i = 0; i < 150; ++i) {
+      if (rng() % 9 == 0) a.insert(i);
+      if (rng() % 9 == 0) b.insert(i);
+    }
+    if (trial % 3 == 0) b = a | IndexSet(150, {static_cast<int>(rng() % 150)});
+    auto am = a.members(), bm = b.members();
+    CHECK(((a <=> b) < 0) == std::lexicographical_compare(am.begin(), am.end(), bm.begin(), bm.end()));
+    CHECK(((a <=> b) == 0) == (am == bm));
+  }
+}
