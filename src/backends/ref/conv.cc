@@ -111,7 +111,8 @@ std::vector<int64_t> transpose_pad_begin(const Node& n, const Window& win, const
     const int64_t full = win.strides[d] * (in_sp[d] - 1) + out_pad[d] + win.effective_kernel(static_cast<int>(d));
     if (derive) {
       const int64_t total = full - out_sp[d];
-      begin[d] = auto_pad == "SAME_LOWER" ? total - floor_div(total, 2) : floor_div(total, 2);
+      // C division: a negative total (output_shape past the full extent) pads only the end.
+      begin[d] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
     } else if (auto_pad == "NOTSET") {
       begin[d] = pads[d];
       if (full - pads[d] - pads[d + k] != out_sp[d]) bad_node(n, "output extent disagrees with pads");

@@ -9,7 +9,9 @@
 // dimensions' taps. The scale of a dimension is the `scales` input when given, else out/in: ONNX
 // transforms coordinates with that scale, not with the rounded output extent. Cubic mode and
 // opset 18's antialias/axes are unsupported.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_util.h"
@@ -39,8 +41,9 @@ double source_coordinate(const std::string& mode, double x, double scale, int64_
     return length == 1 ? 0.0 : x * static_cast<double>(in - 1) / (length - 1);
   }
   if (mode == "asymmetric") return x / scale;
-  if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
-  // tf_crop_and_resize
+  // ONNX's own test data spells it tf_half_pixel_for_nn.
+  if (mode == "tf_half_pixel_for_nearest" || mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  // tf_crop_and_resize (resize_kernel rejects every other mode)
   const double span = static_cast<double>(in - 1);
   const double length = scale * static_cast<double>(in);
   double src = length > 1 ? roi_lo * span + x * (roi_hi - roi_lo) * span / (length - 1) : (roi_hi - roi_lo) * span / 2 + roi_lo * span;
@@ -96,6 +99,10 @@ void resize_kernel(const Node& n, Inputs in, Outputs out) {
   const size_t scales_at = opset10 ? 1 : 2;
   const std::string coord_mode =
       opset10 ? "asymmetric" : attr_string(n.attrs, "coordinate_transformation_mode", "half_pixel");
+  static const char* const kModes[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                      "tf_half_pixel_for_nearest", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  if (std::find(std::begin(kModes), std::end(kModes), coord_mode) == std::end(kModes))
+    unsupported(n, "coordinate_transformation_mode " + coord_mode);
   std::vector<double> scales;
   if (has_input(in, scales_at) && in[scales_at].numel() > 0) {
     if (in[scales_at].numel() != static_cast<int64_t>(rank)) bad_node(n, "scales needs one value per dimension");

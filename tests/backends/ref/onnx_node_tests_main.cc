@@ -1,0 +1,174 @@
+// ref_onnx_node_tests: the ref backend against ONNX's own node tests (Debian's libonnx-testdata).
+//
+//   ref_onnx_node_tests [--data DIR] [--filter SUBSTRING] [--verbose] [--markdown FILE]
+//
+// Runs every test_<name> directory under DIR (default: libonnx-testdata's node tests) whose ops
+// ref supports, prints failures and the summary line
+//   ONNX node tests: P passed, F failed, S skipped (unsupported ops)
+// and exits 1 when any case fails or none passes, 77 (ctest's skip) when DIR does not exist.
+// --markdown writes docs/ref_backend.md's generated report: ops and tests that pass, and every
+// skip with its reason.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "backends/ref/ref_kernels.h"
+#include "onnx_node_case.h"
+
+namespace fs = std::filesystem;
+using tessera::oracle::CaseResult;
+using tessera::oracle::Verdict;
+
+namespace {
+
+constexpr const char* kDefaultData = "/usr/share/libonnx-testdata/data/node";
+
+struct Options {
+  std::string data = kDefaultData, filter, markdown;
+  bool verbose = false;
+};
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// The reason with file paths and node names generalised, so equal causes group together.
+std::string skip_group(const CaseResult& r) {
+  if (r.reason.rfind("unsupported op ", 0) == 0) return r.reason;
+  const auto pos = r.reason.find("unsupported ");
+  if (r.reason.rfind("ref: ", 0) == 0 && pos != std::string::npos) {
+    const auto op_end = r.reason.find(' ', 5);
+    return "ref " + r.reason.substr(5, op_end - 5) + ": " + r.reason.substr(pos);
+  }
+  std::string g = r.reason;
+  if (auto p = g.find(".onnx: "); p != std::string::npos) g = "import: " + g.substr(p + 7);
+  return g;
+}
+
+void write_markdown(const std::string& path, const std::vector<CaseResult>& results, const tessera::KernelRegistry& k,
+                    const Options& opt, int passed, int failed, int skipped) {
+  std::map<std::string, std::vector<std::string>> ops_passed;  // op -> passing tests
+  std::map<std::string, std::vector<std::string>> skips;        // grouped reason -> tests
+  std::vector<const CaseResult*> failures;
+  for (const auto& r : results) {
+    if (r.verdict == Verdict::Passed)
+      for (const auto& op : r.ops) ops_passed[op].push_back(r.name);
+    if (r.verdict == Verdict::Skipped) skips[skip_group(r)].push_back(r.name);
+    if (r.verdict == Verdict::Failed) failures.push_back(&r);
+  }
+  std::ofstream out(path);
+  out << "# The `ref` backend\n\n"
+         "`ref` is tessera's reference backend: straightforward kernels for every ONNX operator the bundled\n"
+         "and PaddleOCR models use, written for correctness over speed. It is the fallback of every plan and\n"
+         "the oracle of `tessera run --check`. Code: `src/backends/ref/` (one file per op family, listed in\n"
+         "`ref_kernels.h`); the kernel interface every backend shares is `include/tessera/kernel.h`\n"
+         "(non-owning `TensorView`s, destination-passing `NodeKernel`s, a per-backend `KernelRegistry`,\n"
+         "and `HostTensor` with seeded random fill); `interpreter.h` runs a whole Graph node by node.\n\n"
+         "Element types: f32 and f64 everywhere; integer types (i64, i32, i8, u8) and bool where ONNX\n"
+         "uses them on shapes, indices and masks (arithmetic, comparison, data movement, Cast, Shape,\n"
+         "Range, ConstantOfShape, reductions). f16/bf16 only through Cast. Unsupported: Resize's cubic\n"
+         "mode, BatchNormalization/Dropout in training mode, Pad's wrap mode, opset-18 forms (Reduce*\n"
+         "with axes inputs except ReduceSum, Split's num_outputs, Resize's antialias/axes).\n\n"
+         "## ONNX node tests\n\n"
+         "The ctest target `ref_onnx_node_tests` runs ONNX's own per-operator tests from Debian's\n"
+         "`libonnx-testdata` (ONNX 1.12, `"
+      << opt.data
+      << "`): each `test_<name>/model.onnx` is loaded with\n"
+         "`tessera::load_model`, its inputs are read from `test_data_set_0`, its nodes run on ref in order\n"
+         "and every output is compared with the expected one (f32/f64: rtol 1e-4, atol 1e-5; integers and\n"
+         "bools exactly). A test is skipped when it uses an op ref has no kernel for, when tessera's importer\n"
+         "rejects the model (dtypes tessera does not model such as strings or 16-bit integers, optional or\n"
+         "sequence types, shapes that cannot be made static), or when a kernel reports an unsupported\n"
+         "feature. Tests whose integer inputs decide shapes are imported with those inputs as initializers,\n"
+         "as exported models carry them; where the importer then folds a node into a constant, the folded\n"
+         "node is checked through the importer, not run by ref (counted below).\n\n"
+         "Regenerate this file with\n\n"
+         "```\nbuild/tests/backends/ref/ref_onnx_node_tests --markdown docs/ref_backend.md\n```\n\n"
+      << "**ONNX node tests: " << passed << " passed, " << failed << " failed, " << skipped
+      << " skipped (unsupported ops)**\n\n";
+  int folded = 0, as_constants = 0;
+  for (const auto& r : results)
+    if (r.verdict == Verdict::Passed) {
+      folded += r.nodes_folded > 0 && r.nodes_run == 0;
+      as_constants += r.inputs_as_constants;
+    }
+  out << "Of the passing tests, " << as_constants << " were imported with integer inputs as initializers and "
+      << folded << " had every node folded by the importer (no ref kernel ran).\n\n";
+  out << "### Ops with passing node tests (" << ops_passed.size() << ")\n\n| op | passing tests |\n|---|---|\n";
+  for (const auto& [op, tests] : ops_passed) out << "| " << op << " | " << tests.size() << " |\n";
+  std::vector<std::string> untested;
+  for (const auto& op : k.ops())
+    if (!ops_passed.count(op)) untested.push_back(op);
+  out << "\nRegistered ref ops without a passing node test (covered by unit tests or untested): "
+      << (untested.empty() ? "none" : join(untested, ", ")) << ".\n\n";
+  out << "### Passing tests\n\n";
+  std::vector<std::string> names;
+  for (const auto& r : results)
+    if (r.verdict == Verdict::Passed) names.push_back("`" + r.name + "`" + (r.nodes_run == 0 ? " (folded)" : ""));
+  out << join(names, ", ") << "\n\n### Failing tests\n\n";
+  if (failures.empty()) out << "None.\n";
+  for (const auto* f : failures) out << "- `" << f->name << "`: " << f->reason << "\n";
+  out << "\n### Skipped tests, by reason\n\n";
+  std::vector<std::pair<std::string, std::vector<std::string>>> sorted(skips.begin(), skips.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  for (const auto& [reason, tests] : sorted) {
+    std::vector<std::string> quoted;
+    for (const auto& t : tests) quoted.push_back("`" + t + "`");
+    out << "- " << reason << " (" << tests.size() << "): " << join(quoted, ", ") << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "ref_onnx_node_tests: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--data") opt.data = value();
+    else if (a == "--filter") opt.filter = value();
+    else if (a == "--markdown") opt.markdown = value();
+    else if (a == "--verbose") opt.verbose = true;
+    else {
+      std::cerr << "usage: ref_onnx_node_tests [--data DIR] [--filter SUBSTRING] [--verbose] [--markdown FILE]\n";
+      return 2;
+    }
+  }
+  if (!fs::is_directory(opt.data)) {
+    std::cerr << "ref_onnx_node_tests: " << opt.data << " not found (install libonnx-testdata); skipping\n";
+    return 77;
+  }
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(opt.data))
+    if (e.is_directory() && e.path().filename().string().find(opt.filter) != std::string::npos) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+
+  const tessera::KernelRegistry kernels = tessera::make_ref_kernels();
+  std::vector<CaseResult> results;
+  int passed = 0, failed = 0, skipped = 0;
+  for (const auto& d : dirs) {
+    results.push_back(tessera::oracle::run_case(d, kernels));
+    const CaseResult& r = results.back();
+    if (r.verdict == Verdict::Passed) ++passed;
+    if (r.verdict == Verdict::Failed) ++failed;
+    if (r.verdict == Verdict::Skipped) ++skipped;
+    if (r.verdict == Verdict::Failed) std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
+    else if (opt.verbose) std::cout << (r.verdict == Verdict::Passed ? "pass " : "skip ") << r.name << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
+  }
+  std::cout << "ONNX node tests: " << passed << " passed, " << failed << " failed, " << skipped
+            << " skipped (unsupported ops)\n";
+  if (!opt.markdown.empty()) write_markdown(opt.markdown, results, kernels, opt, passed, failed, skipped);
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
