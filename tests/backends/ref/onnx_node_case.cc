@@ -1,6 +1,7 @@
 // Running one ONNX node test on ref (see onnx_node_case.h).
 #include "onnx_node_case.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -20,6 +21,7 @@ namespace tessera::oracle {
 namespace {
 
 constexpr double kRtol = 1e-4, kAtol = 1e-5;
+constexpr int64_t kMinOpset = 7;  // the oldest opset tessera's importer reads
 
 template <typename Proto>
 bool read_proto(const std::filesystem::path& path, Proto& proto) {
@@ -62,21 +64,46 @@ std::string compare(const std::string& what, const HostTensor& got, const HostTe
   return "";
 }
 
-// The model with every integer graph input turned into an initializer holding the test's value.
-std::filesystem::path with_integer_inputs_as_constants(const onnx::ModelProto& model,
-                                                       const std::vector<onnx::TensorProto>& inputs,
-                                                       const std::filesystem::path& dir, bool& changed) {
+// The model's default-domain opset, 0 if it imports none.
+int64_t default_opset(const onnx::ModelProto& m) {
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  return 0;
+}
+
+// True when every node's op has the same definition at opset `to` as at the model's opset, so
+// that raising the model's opset import changes nothing (Elu-6 is Elu at opset 7 too).
+bool same_definitions_at(const onnx::ModelProto& m, int64_t to) {
+  const int64_t from = default_opset(m);
+  for (const auto& n : m.graph().node()) {
+    const auto* a = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(from), n.domain());
+    const auto* b = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), n.domain());
+    if (!a || !b || a->SinceVersion() != b->SinceVersion()) return false;
+  }
+  return true;
+}
+
+// The model adapted to what tessera imports: integer graph inputs (Reshape's `shape`, ...) become
+// initializers holding the test's values, and an opset below tessera's minimum is raised when
+// that changes no op's definition. Written to a temporary file; empty path if nothing changed.
+std::filesystem::path adapted_model(const onnx::ModelProto& model, const std::vector<onnx::TensorProto>& inputs,
+                                    const std::filesystem::path& dir, CaseResult& r) {
   onnx::ModelProto m = model;
   auto* graph = m.mutable_graph();
-  changed = false;
   for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(graph->input_size()); ++i) {
     const int type = inputs[i].data_type();
     if (type != onnx::TensorProto::INT64 && type != onnx::TensorProto::INT32) continue;
     onnx::TensorProto t = inputs[i];
     t.set_name(graph->input(static_cast<int>(i)).name());
     *graph->add_initializer() = t;
-    changed = true;
+    r.inputs_as_constants = true;
   }
+  if (default_opset(m) < kMinOpset && same_definitions_at(m, kMinOpset)) {
+    for (auto& o : *m.mutable_opset_import())
+      if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(kMinOpset);
+    r.opset_raised = true;
+  }
+  if (!r.inputs_as_constants && !r.opset_raised) return {};
   const auto path = std::filesystem::temp_directory_path() /
                     ("tessera_oracle_" + std::to_string(::getpid()) + "_" + dir.filename().string() + ".onnx");
   std::ofstream out(path, std::ios::binary);
@@ -121,12 +148,10 @@ CaseResult run_case(const std::filesystem::path& dir, const KernelRegistry& kern
   try {
     g = load_model((dir / "model.onnx").string(), quiet);
   } catch (const UserError& first) {
-    bool changed = false;
-    const auto tmp = with_integer_inputs_as_constants(model, inputs, dir, changed);
+    const auto tmp = adapted_model(model, inputs, dir, r);
+    if (tmp.empty()) return skip(std::string("import: ") + first.what());
     try {
-      if (!changed) throw first;
       g = load_model(tmp.string(), quiet);
-      r.inputs_as_constants = true;
     } catch (const UserError& e) {
       std::filesystem::remove(tmp);
       return skip(std::string("import: ") + e.what());
