@@ -8,6 +8,7 @@
 namespace tessera::cli {
 
 void add_info_command(CLI::App& app);
+void add_candidates_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
 

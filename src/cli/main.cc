@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "tessera 0.1.0");
   tessera::cli::add_info_command(app);
+  tessera::cli::add_candidates_command(app);
   tessera::cli::add_calibrate_command(app);
   tessera::cli::add_cache_command(app);
   try {
