@@ -16,6 +16,15 @@ Cost CostModel::estimate(const CostRequest& request) const {
   return estimate_impl(request);
 }
 
+CostEntry CostModel::estimate_entry(const CostRequest& request) const {
+  TESSERA_CHECK(request.function != nullptr, "CostRequest without a function");
+  return estimate_entry_impl(request);
+}
+
+CostEntry CostModel::estimate_entry_impl(const CostRequest& request) const {
+  return CostEntry{estimate_impl(request), 0.0, 0};
+}
+
 Cost CostModel::transfer(size_t bytes, std::string_view from, std::string_view to) const {
   if (from == to) return Cost::zero();
   return transfer_impl(bytes, from, to);

@@ -13,9 +13,14 @@
 
 namespace tessera {
 
+namespace {
+std::string backend_key(const CostRequest& r) {
+  return r.backend_version.empty() ? r.backend : r.backend + "@" + r.backend_version;
+}
+}  // namespace
+
 CostKey cost_key(const CostModel& model, const CostRequest& r) {
-  std::string backend = r.backend_version.empty() ? r.backend : r.backend + "@" + r.backend_version;
-  return CostKey{hash_hex(r.hash), std::move(backend), model.device_fingerprint(r.device), model.fingerprint()};
+  return CostKey{hash_hex(r.hash), backend_key(r), model.device_fingerprint(r.device), model.fingerprint()};
 }
 
 namespace {
@@ -23,7 +28,7 @@ namespace {
 struct Unique {
   size_t first;        // index into requests
   bool cacheable;      // false for a hash collision: its key belongs to another function
-  Cost cost;
+  CostEntry entry;
 };
 }  // namespace
 
@@ -39,9 +44,15 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
   std::vector<Unique> unique;
   std::vector<size_t> slot_of(requests.size());
   std::map<CostKey, std::vector<size_t>> slots_by_key;   // key -> unique slots (>1 only on collision)
+  // Fingerprints may be costly to compute and are the same for every request of a device.
+  const std::string model_fp = model.fingerprint();
+  std::map<std::string, std::string, std::less<>> device_fp;
   for (size_t i = 0; i < requests.size(); ++i) {
-    TESSERA_CHECK(requests[i].function != nullptr, "CostRequest without a function");
-    keys.push_back(cost_key(model, requests[i]));
+    const CostRequest& r = requests[i];
+    TESSERA_CHECK(r.function != nullptr, "CostRequest without a function");
+    auto fp = device_fp.find(r.device);
+    if (fp == device_fp.end()) fp = device_fp.emplace(r.device, model.device_fingerprint(r.device)).first;
+    keys.push_back(CostKey{hash_hex(r.hash), backend_key(r), fp->second, model_fp});
     std::vector<size_t>& slots = slots_by_key[keys.back()];
     size_t found = unique.size();
     for (size_t s : slots) {
@@ -51,7 +62,7 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
       }
     }
     if (found == unique.size()) {
-      unique.push_back(Unique{i, slots.empty(), Cost::unknown()});
+      unique.push_back(Unique{i, slots.empty(), CostEntry{Cost::unknown(), 0.0, 0}});
       slots.push_back(found);
     }
     slot_of[i] = found;
@@ -63,7 +74,7 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
     std::optional<CostEntry> hit;
     if (options.database && unique[s].cacheable) hit = options.database->lookup(keys[unique[s].first]);
     if (hit) {
-      unique[s].cost = hit->cost;
+      unique[s].entry = *hit;
       ++result.stats.cache_hits;
     } else {
       misses.push_back(s);
@@ -75,7 +86,7 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, misses.size(), [&](size_t m) {
       Unique& u = unique[misses[m]];
-      u.cost = model.estimate(requests[u.first]);
+      u.entry = model.estimate_entry(requests[u.first]);
     });
   });
   result.stats.estimated = misses.size();
@@ -83,14 +94,14 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
   // Unknown is "not priced": caching it would hide a later real answer.
   if (options.database) {
     for (size_t s : misses) {
-      if (unique[s].cacheable && !unique[s].cost.is_unknown()) {
-        options.database->insert(keys[unique[s].first], CostEntry{unique[s].cost, 0.0, 0});
+      if (unique[s].cacheable && !unique[s].entry.cost.is_unknown()) {
+        options.database->insert(keys[unique[s].first], unique[s].entry);
       }
     }
   }
 
   result.costs.reserve(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) result.costs.push_back(unique[slot_of[i]].cost);
+  for (size_t i = 0; i < requests.size(); ++i) result.costs.push_back(unique[slot_of[i]].entry.cost);
   result.stats.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -57,15 +57,19 @@ std::vector<DeviceProfile> checked(std::vector<DeviceProfile> profiles) {
 }  // namespace
 
 RooflineCostModel::RooflineCostModel(std::vector<DeviceProfile> profiles)
-    : profiles_(checked(std::move(profiles))), transfers_(profiles_) {}
+    : profiles_(checked(std::move(profiles))), transfers_(profiles_) {
+  for (const DeviceProfile& p : profiles_) fingerprints_.push_back(p.fingerprint());
+}
 
 const DeviceProfile* RooflineCostModel::profile_for(std::string_view device) const {
   return transfers_.find(device);
 }
 
 std::string RooflineCostModel::device_fingerprint(std::string_view device) const {
-  const DeviceProfile* p = profile_for(device);
-  return p ? p->fingerprint() : std::string(device);
+  for (size_t i = 0; i < profiles_.size(); ++i) {
+    if (profiles_[i].device == device) return fingerprints_[i];
+  }
+  return std::string(device);
 }
 
 Cost RooflineCostModel::estimate_impl(const CostRequest& r) const {

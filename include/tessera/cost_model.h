@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "tessera/cost.h"
+#include "tessera/cost_database.h"
 #include "tessera/graph.h"
 
 namespace tessera {
@@ -65,6 +66,9 @@ class CostModel {
 
   // The cost of one request. Thread-safe. Checks the request (non-null function).
   Cost estimate(const CostRequest& request) const;
+  // The cost plus what the database keeps beside it (spread and sample count of a measurement).
+  // The estimator calls this one.
+  CostEntry estimate_entry(const CostRequest& request) const;
 
   // Cost of moving `bytes` produced on device `from` to a consumer on device `to`; zero when
   // from == to. Thread-safe.
@@ -83,6 +87,8 @@ class CostModel {
 
  protected:
   virtual Cost estimate_impl(const CostRequest& request) const = 0;
+  // Default: {estimate_impl(request), spread 0, samples 0}. Measuring models override it.
+  virtual CostEntry estimate_entry_impl(const CostRequest& request) const;
   // Default: zero on one device, else Unknown (a model without a notion of links).
   virtual Cost transfer_impl(size_t bytes, std::string_view from, std::string_view to) const;
   virtual void check_backends_impl(const std::vector<BackendRef>& backends) const {}

@@ -8,7 +8,8 @@
 //            -> look up the CostDatabase (hits cost nothing)
 //            -> estimate the misses in parallel (tbb::task_arena with `threads` workers),
 //               each result written into its slot of a vector by index
-//            -> insert the new results into the database, in index order
+//            -> insert the new results (CostModel::estimate_entry: cost, spread, samples) into
+//               the database, in index order; Unknown is not stored
 //            -> costs[i] for requests[i]
 // Because every result lands in a fixed slot and database inserts happen afterwards in a fixed
 // order, the output (and the database's log order) is identical for every thread count.

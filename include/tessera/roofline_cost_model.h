@@ -58,6 +58,7 @@ class RooflineCostModel final : public CostModel {
 
  private:
   std::vector<DeviceProfile> profiles_;
+  std::vector<std::string> fingerprints_;   // of profiles_, computed once (they key every lookup)
   TransferCostTable transfers_;
 };
 

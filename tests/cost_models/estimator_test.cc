@@ -109,3 +109,24 @@ TEST_CASE("estimator: unknown costs are not cached; a hash collision is not merg
   REQUIRE(r.stats.unique == 3);
   REQUIRE(db.stats().entries == 1);   // only relu on tvm: unknown skipped, the collision not cached
 }
+
+TEST_CASE("estimator: a measuring model's spread and samples reach the database") {
+  class Measuring final : public CostModel {
+   public:
+    std::string name() const override { return "measure"; }
+    std::string fingerprint() const override { return "measure/test"; }
+
+   protected:
+    Cost estimate_impl(const CostRequest& r) const override { return Cost::value(r.function->nodes.size() * 1e-3); }
+    CostEntry estimate_entry_impl(const CostRequest& r) const override {
+      return CostEntry{estimate_impl(r), 1e-5, 25};
+    }
+  } model;
+  Graph g = chain({"Relu", "Abs"});
+  CostDatabase db;
+  EstimateResult r = estimate_costs(model, {CostRequest(g, structural_hash(g), "ref", "cpu")}, {1, &db});
+  REQUIRE(r.costs[0] == Cost::value(2e-3));
+  auto entry = db.lookup(cost_key(model, CostRequest(g, structural_hash(g), "ref", "cpu")));
+  REQUIRE(entry.has_value());
+  REQUIRE(*entry == CostEntry{Cost::value(2e-3), 1e-5, 25});
+}
