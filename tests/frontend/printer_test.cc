@@ -1,0 +1,35 @@
+// Golden text tests for the printer: tests/frontend/golden/<model>.txt holds the expected text.
+// Regenerate with TESSERA_UPDATE_GOLDEN=1 after an intended change, and review the diff.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "tessera/printer.h"
+#include "test_util.h"
+
+using namespace tessera;
+
+namespace {
+
+void check_golden(const std::string& model, const std::string& golden) {
+  std::string text = print_graph(load_model(model, test::quiet()));
+  if (std::getenv("TESSERA_UPDATE_GOLDEN")) std::ofstream(golden) << text;
+  CHECK(text == test::read_text(golden));
+}
+
+}  // namespace
+
+TEST_CASE("printer golden files", "[frontend]") {
+  check_golden("data/models/collage_diamond.json", "tests/frontend/golden/collage_diamond.txt");
+  check_golden("data/models/conv_block.json", "tests/frontend/golden/conv_block.txt");
+  check_golden("tests/inputs/good/shape_chain.json", "tests/frontend/golden/shape_chain.txt");
+  check_golden("data/models/squeezenet1_1.onnx", "tests/frontend/golden/squeezenet1_1.txt");
+}
+
+TEST_CASE("printing is stable: same graph, same text", "[frontend]") {
+  Graph g = load_model("data/models/resnet18.onnx", test::quiet());
+  CHECK(print_graph(g) == print_graph(load_model("data/models/resnet18.onnx", test::quiet())));
+  CHECK(value_ref(g, g.inputs[0]) == "%input");
+  CHECK(value_ref(g, g.nodes[0].outputs[0]) == "%0");
+}
