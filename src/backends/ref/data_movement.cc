@@ -1,5 +1,5 @@
 // Ops that move elements without computing on them: Transpose, Concat, Split, Slice, Gather,
-// GatherElements, Pad, Expand, Tile.
+// GatherElements, Pad, Expand, Tile, DepthToSpace, SpaceToDepth.
 //
 // Every kernel here is dtype-agnostic: it copies whole elements of dtype_size() bytes, so one
 // implementation serves f32, i64 shape tensors, bool masks alike. Most are a walk over the output
@@ -290,6 +290,41 @@ void tile_kernel(const Node& n, Inputs in, Outputs out) {
   }
 }
 
+// DepthToSpace / SpaceToDepth on [N, C, H, W] with block size b, written as the reshape +
+// transpose ONNX defines them by: a strided gather over a 6-D view of the input.
+template <bool ToSpace>
+void depth_space_kernel(const Node& n, Inputs in, Outputs out) {
+  expect_inputs(n, in, 1, 1);
+  expect_outputs(n, out, 1, 1);
+  same_dtype(n, in[0], out[0]);
+  const Shape& xs = in[0].type.shape;
+  const int64_t b = attr_int(n.attrs, "blocksize", 0);
+  if (xs.size() != 4 || b <= 0) bad_node(n, "needs a 4-D input and a positive blocksize");
+  const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+  if constexpr (ToSpace) {
+    if (C % (b * b) != 0) bad_node(n, "channels not divisible by blocksize^2");
+    const int64_t c = C / (b * b);
+    expect_shape(n, out[0], {N, c, H * b, W * b});
+    const bool crd = attr_string(n.attrs, "mode", "DCR") == "CRD";
+    // Output viewed as [N, c, H, b1, W, b2]; input channel = DCR: (b1*b + b2)*c + ch, CRD: ch*b*b + b1*b + b2.
+    const int64_t hw = H * W;
+    const int64_t s_ch = crd ? b * b * hw : hw, s_b1 = crd ? b * hw : b * c * hw, s_b2 = crd ? hw : c * hw;
+    const std::vector<int64_t> strides = {C * hw, s_ch, W, s_b1, 1, s_b2};
+    TensorView view = out[0];
+    view.type.shape = {N, c, H, b, W, b};
+    gather_strided(in[0], view, 0, strides);
+  } else {
+    if (H % b != 0 || W % b != 0) bad_node(n, "spatial dims not divisible by blocksize");
+    const int64_t h = H / b, w = W / b;
+    expect_shape(n, out[0], {N, C * b * b, h, w});
+    // Output viewed as [N, b1, b2, C, h, w] reads x[n, C, h*b + b1, w*b + b2].
+    const std::vector<int64_t> strides = {C * H * W, W, 1, H * W, b * W, b};
+    TensorView view = out[0];
+    view.type.shape = {N, b, b, C, h, w};
+    gather_strided(in[0], view, 0, strides);
+  }
+}
+
 }  // namespace
 
 void register_data_movement(KernelRegistry& r) {
@@ -302,6 +337,8 @@ void register_data_movement(KernelRegistry& r) {
   r.add("Pad", pad_kernel);
   r.add("Expand", expand_kernel);
   r.add("Tile", tile_kernel);
+  r.add("DepthToSpace", depth_space_kernel<true>);
+  r.add("SpaceToDepth", depth_space_kernel<false>);
 }
 
 }  // namespace tessera::ref

@@ -1,4 +1,5 @@
-// Reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare, ArgMax, ArgMin.
+// Reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare, ArgMax, ArgMin, and
+// CumSum (the running sum along one axis; exclusive and reverse as attributes).
 //
 // Axes come from the `axes` input (ReduceSum since opset 13, every Reduce* since 18) or the
 // `axes` attribute (the others up to opset 17); no axes means all, unless noop_with_empty_axes
@@ -90,6 +91,32 @@ void arg_kernel(const Node& n, Inputs in, Outputs out) {
     }
 }
 
+void cumsum_kernel(const Node& n, Inputs in, Outputs out) {
+  expect_inputs(n, in, 2, 2);
+  expect_outputs(n, out, 1, 1);
+  const Shape& xs = in[0].type.shape;
+  expect_shape(n, out[0], xs);
+  const auto axis = static_cast<size_t>(normalize_axis(n, static_cast<int64_t>(read_scalar(n, in[1])), static_cast<int>(xs.size())));
+  const bool exclusive = attr_int(n.attrs, "exclusive", 0) != 0, reverse = attr_int(n.attrs, "reverse", 0) != 0;
+  const int64_t len = xs[axis];
+  const int64_t inner = product_of(Shape(xs.begin() + static_cast<std::ptrdiff_t>(axis) + 1, xs.end()));
+  const int64_t outer = (len * inner) != 0 ? in[0].numel() / (len * inner) : 0;
+  visit_dtype(n, in[0].type.dtype, [&]<typename T>() {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T acc = T(0);
+        for (int64_t s = 0; s < len; ++s) {
+          const int64_t j = reverse ? len - 1 - s : s;
+          const int64_t at = (o * len + j) * inner + i;
+          const T x = in[0].as<T>()[at];
+          if (!exclusive) acc = static_cast<T>(acc + x);
+          out[0].as<T>()[at] = acc;
+          if (exclusive) acc = static_cast<T>(acc + x);
+        }
+      }
+  });
+}
+
 }  // namespace
 
 void register_reduce(KernelRegistry& r) {
@@ -108,6 +135,7 @@ void register_reduce(KernelRegistry& r) {
                                    [](double a, int64_t) { return std::log(a); }}));
   r.add("ArgMax", arg_kernel<true>);
   r.add("ArgMin", arg_kernel<false>);
+  r.add("CumSum", cumsum_kernel);
 }
 
 }  // namespace tessera::ref

@@ -18,6 +18,7 @@ KernelRegistry make_ref_kernels() {
   ref::register_data_movement(r);
   ref::register_generate(r);
   ref::register_resize(r);
+  ref::register_indexing(r);
   return r;
 }
 

@@ -27,6 +27,7 @@ void register_reshape(KernelRegistry& r);        // reshape.cc: Reshape, Flatten
 void register_data_movement(KernelRegistry& r);  // data_movement.cc: Transpose, Concat, Slice, ...
 void register_generate(KernelRegistry& r);       // generate.cc: Cast, ConstantOfShape, Range, ...
 void register_resize(KernelRegistry& r);         // resize.cc: Resize (nearest, linear)
+void register_indexing(KernelRegistry& r);       // indexing.cc: GatherND, Scatter*, OneHot, Trilu
 
 }  // namespace tessera::ref
 

@@ -146,3 +146,11 @@ TEST_CASE("interpret runs a Graph node by node") {
   const auto out = interpret(g, kernels(), bind);
   CHECK(values(out[static_cast<size_t>(y)]) == std::vector<float>{1, 0, 3});
 }
+
+TEST_CASE("OneHot puts `on` at each index along a new axis (no node test imports: depth is data)") {
+  const auto idx = HostTensor::of<int64_t>(DType::i64, {2}, {1, -1});
+  const auto depth = f32({}, {3});
+  const auto vals = f32({2}, {0, 5});
+  const auto y = run1("OneHot", {{"axis", int64_t{0}}}, {idx, depth, vals}, {DType::f32, {3, 2}});
+  CHECK(values(y) == std::vector<float>{0, 0, 5, 0, 0, 5});  // column 0: index 1; column 1: index 2
+}
