@@ -1,0 +1,44 @@
+// set_compute_threads: one thread count for every compute library (see tessera/backend_compiler.h).
+//
+// oneDNN (Debian's build uses OpenMP) and Eigen follow omp_set_num_threads; OpenBLAS (pthread
+// build) keeps its own pool; TBB is capped by a global_control, which only holds while the object
+// lives, so the last one set is kept here. The libraries' state is process-wide already; this file
+// only keeps the three in step.
+#include <omp.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include <tbb/global_control.h>
+
+#include "tessera/backend_compiler.h"
+
+extern "C" void openblas_set_num_threads(int num_threads);
+
+namespace tessera {
+namespace {
+
+std::mutex threads_mutex;
+std::unique_ptr<tbb::global_control> tbb_control;
+int threads_set = 0;
+
+}  // namespace
+
+void set_compute_threads(int threads) {
+  if (threads < 1) throw std::invalid_argument("set_compute_threads: threads must be >= 1");
+  std::lock_guard lock(threads_mutex);
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  tbb_control.reset();
+  tbb_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                      static_cast<size_t>(threads));
+  threads_set = threads;
+}
+
+int compute_threads() {
+  std::lock_guard lock(threads_mutex);
+  return threads_set > 0 ? threads_set : omp_get_max_threads();
+}
+
+}  // namespace tessera

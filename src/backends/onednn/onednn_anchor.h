@@ -1,0 +1,101 @@
+// The post-op chain and anchor finishing shared by the op builders (see onednn_compiler.h).
+// Internal to src/backends/onednn/; included by the onednn_ops*.cc files only.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+
+#include "backends/compilers/broadcast.h"
+#include "backends/onednn/onednn_program.h"
+#include "tessera/kernel.h"
+
+namespace tessera::onednn {
+namespace detail {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+using tag = memory::format_tag;
+constexpr auto f32 = memory::data_type::f32;
+
+inline memory::desc any_md(const Dims& d) { return memory::desc(d, f32, tag::any); }
+
+// `shape` right-aligned to rank `rank` with leading 1s.
+inline Dims padded(const Shape& shape, size_t rank) {
+  Dims d(rank, 1);
+  std::copy(shape.begin(), shape.end(), d.end() - static_cast<std::ptrdiff_t>(shape.size()));
+  return d;
+}
+
+inline bool commutative(algorithm a) {
+  return a == algorithm::binary_add || a == algorithm::binary_mul || a == algorithm::binary_max ||
+         a == algorithm::binary_min;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+template <typename TryPd>
+ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_attr& attr,
+                                  std::vector<std::pair<int, memory>>& binary_args, TryPd&& try_pd) {
+  dnnl::post_ops po = attr.get_post_ops();
+  const Shape out_shape = fn_.value(value).type.shape;
+  while (!frame_.is_function_output(value) && consumers_[static_cast<size_t>(value)].size() == 1) {
+    const size_t c = static_cast<size_t>(consumers_[static_cast<size_t>(value)][0]);
+    const Node& node = fn_.nodes[c];
+    if (node.outputs.size() != 1 || fn_.value(node.outputs[0]).type.shape != out_shape) break;
+    dnnl::post_ops trial = po;
+    std::optional<std::pair<int, memory>> src1;
+    if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
+      if (node.inputs[0] == node.inputs[1]) break;
+      const int side = node.inputs[0] == value ? 0 : 1;
+      const ValueId other = node.inputs[static_cast<size_t>(1 - side)];
+      const Value& o = fn_.value(other);
+      if ((side == 1 && !commutative(*alg)) || !broadcasts_to(o.type.shape, out_shape)) break;
+      if (o.kind == ValueKind::Intermediate && static_cast<size_t>(o.producer) >= anchor) break;  // not ready
+      memory m = plain_mem(other, padded(o.type.shape, out_shape.size()));
+      trial.append_binary(*alg, m.get_desc());
+      src1 = {trial.len() - 1, m};
+    } else if (auto ops = eltwise_ops(fn_, node)) {
+      for (const EltwiseOp& e : *ops) trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
+    } else {
+      break;
+    }
+    dnnl::primitive_attr a;
+    a.set_post_ops(trial);
+    if (!try_pd(a)) break;
+    po = trial;
+    attr = a;
+    if (src1) binary_args.push_back(*src1);
+    absorbed_[c] = 1;
+    value = node.outputs[0];
+  }
+  return value;
+}
+
+template <typename MakePd, typename Wire>
+void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire) {
+  const Node& node = fn_.nodes[n];
+  using Pd = decltype(make_pd(attr));
+  std::optional<Pd> pd;
+  try {
+    pd = make_pd(attr);
+  } catch (const dnnl::error& e) {
+    unsupported(node, std::string("oneDNN declines it: ") + e.what());
+  }
+  std::vector<std::pair<int, memory>> binary_args;
+  const ValueId out = fuse_chain(n, node.outputs[0], attr, binary_args, [&](const dnnl::primitive_attr& a) {
+    try {
+      pd = make_pd(a);
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  });
+  std::unordered_map<int, memory> args = wire(*pd);
+  for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
+  args[DNNL_ARG_DST] = dst_mem(out, pd->dst_desc());
+  steps_.push_back({dnnl::primitive(pd->get()), std::move(args)});
+}
+
+}  // namespace tessera::onednn

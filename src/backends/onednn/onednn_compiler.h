@@ -1,0 +1,38 @@
+// The `onednn` backend's compiler: a function becomes a list of oneDNN primitives, created once.
+//
+//   fn(x, W, B, r) { Conv(x, W, B) ─▶ Add(., r) ─▶ Relu } -> y
+//     compile:  conv primitive, src/weights/dst = format_tag::any (oneDNN picks blocked layouts),
+//               post-ops [binary_add(r), eltwise_relu]; reorders x -> blocked, W -> blocked
+//               (cached), blocked -> y at the boundary
+//     run:      set the boundary memories' handles; execute the step list on one stream
+//
+// Steps. Nodes are taken in order. An *anchor* (Conv, ConvTranspose, MatMul, Gemm, pooling,
+// BatchNormalization, eltwise, binary) absorbs the chain that follows it while each next node is
+// the only consumer of the chain's value and is an eltwise op (Relu, Clip, HardSigmoid, ...) or a
+// binary op whose other operand is ready before the anchor runs (binary post-op, broadcast
+// allowed). A post-op is kept only if oneDNN accepts the primitive with it; otherwise the chain
+// stops there and the node becomes a step of its own. Softmax, LogSoftmax, LayerNormalization
+// take no post-ops.
+//
+// Layouts. Conv/deconv pick their layouts (any); pooling, batch norm, eltwise and binary run in
+// whatever layout their input has; MatMul, Gemm, softmax and layer norm want plain row-major
+// inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
+// function output needs another one, so a chain of convs inside one function stays blocked.
+//
+// Weights are function inputs: the reorder to a primitive's layout runs on the first run and is
+// cached against the input's pointer (a new pointer reorders again); weights that are constants
+// of the function are reordered at compile time.
+//
+// Anything else (an op oneDNN lacks, a dtype other than f32, MaxPool's Indices, Gemm with
+// alpha != 1) is KernelUnsupported: no fallback to another backend's kernels.
+#pragma once
+
+#include <memory>
+
+#include "tessera/backend_compiler.h"
+
+namespace tessera {
+
+std::unique_ptr<BackendCompiler> make_onednn_compiler();
+
+}  // namespace tessera

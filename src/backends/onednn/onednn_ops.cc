@@ -1,0 +1,135 @@
+// OnednnProgram: the GEMM-like anchors, Conv/ConvTranspose and MatMul/Gemm (see onednn_compiler.h).
+#include "backends/onednn/onednn_anchor.h"
+
+namespace tessera::onednn {
+
+void OnednnProgram::build_conv(size_t n, bool transposed) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const Shape &xs = fn_.value(x).type.shape, &ws = fn_.value(w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+  const size_t sp = xs.size() - 2;
+  if (xs.size() < 3 || xs.size() > 5) unsupported(node, "only 1-D, 2-D and 3-D convolutions");
+  const int64_t g = attr_int(node.attrs, "group", 1);
+  const auto strides = attr_ints(node.attrs, "strides", std::vector<int64_t>(sp, 1));
+  const auto dil = attr_ints(node.attrs, "dilations", std::vector<int64_t>(sp, 1));
+  const auto pads = attr_ints(node.attrs, "pads", std::vector<int64_t>(2 * sp, 0));
+  const auto outpad = attr_ints(node.attrs, "output_padding", std::vector<int64_t>(sp, 0));
+  const std::string auto_pad = attr_string(node.attrs, "auto_pad", "NOTSET");
+  Dims st(sp), dl(sp), pl(sp), pr(sp), k(ws.begin() + 2, ws.end());
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t in = xs[2 + i], out = ys[2 + i], ek = (k[i] - 1) * dil[i] + 1;
+    st[i] = strides[i];
+    dl[i] = dil[i] - 1;
+    const int64_t total = transposed ? strides[i] * (in - 1) + outpad[i] + ek - out
+                                     : std::max<int64_t>(0, (out - 1) * strides[i] + ek - in);
+    if (auto_pad == "SAME_UPPER") pl[i] = transposed ? total - total / 2 : total / 2;
+    else if (auto_pad == "SAME_LOWER") pl[i] = transposed ? total / 2 : total - total / 2;
+    else if (auto_pad == "VALID") pl[i] = 0;
+    else pl[i] = pads[i];
+    // Right padding from the inferred output size: covers auto_pad, output_padding, output_shape.
+    pr[i] = transposed ? strides[i] * (in - 1) + ek - pl[i] - out : (out - 1) * strides[i] + ek - in - pl[i];
+  }
+  const int64_t C = xs[1], O = ys[1];
+  int64_t K = 1;
+  for (int64_t d : k) K *= d;
+  Dims wdims, wstrides;                       // the ONNX weight bytes, seen with oneDNN's dims
+  if (g > 1) wdims = {g, O / g, C / g};
+  else wdims = {O, C};
+  wdims.insert(wdims.end(), k.begin(), k.end());
+  wstrides.assign(wdims.size(), 0);
+  {
+    Dims ks(sp, 1);
+    for (size_t i = sp; i-- > 1;) ks[i - 1] = ks[i] * k[i];
+    const size_t o = wdims.size() - sp - 2;   // index of the O dim
+    std::copy(ks.begin(), ks.end(), wstrides.end() - static_cast<std::ptrdiff_t>(sp));
+    if (!transposed) {                        // [g][O/g][C/g][k]
+      wstrides[o + 1] = K;
+      wstrides[o] = (C / g) * K;
+    } else {                                  // [g][C/g][O/g][k]
+      wstrides[o] = K;
+      wstrides[o + 1] = (O / g) * K;
+    }
+    if (g > 1) wstrides[0] = (C / g) * (O / g) * K;
+  }
+  const memory::desc user_w(wdims, f32, wstrides);
+  const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end());
+  const bool has_bias = b != kNoValue;
+  const memory::desc bias_md = plain_md({O});
+  dnnl::primitive_attr attr;
+  if (!transposed) {
+    finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
+      auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                                          any_md(xd), any_md(wdims), bias_md, any_md(yd), st, dl, pl, pr)
+                        : dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                                          any_md(xd), any_md(wdims), any_md(yd), st, dl, pl, pr);
+      return dnnl::convolution_forward::primitive_desc(d, a, engine_);
+    }, [&](const auto& pd) {
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
+                                           {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};
+      if (has_bias) args[DNNL_ARG_BIAS] = plain_mem(b, {O});
+      return args;
+    });
+  } else {
+    finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
+      auto d = has_bias ? dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
+                                                            any_md(xd), any_md(wdims), bias_md, any_md(yd), st, dl, pl, pr)
+                        : dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
+                                                            any_md(xd), any_md(wdims), any_md(yd), st, dl, pl, pr);
+      return dnnl::deconvolution_forward::primitive_desc(d, a, engine_);
+    }, [&](const auto& pd) {
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
+                                           {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};
+      if (has_bias) args[DNNL_ARG_BIAS] = plain_mem(b, {O});
+      return args;
+    });
+  }
+}
+
+void OnednnProgram::build_matmul(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId a = node.inputs[0], b = node.inputs[1], y = node.outputs[0];
+  Shape as = fn_.value(a).type.shape, bs = fn_.value(b).type.shape;
+  memory::desc a_md, b_md, bias_md;
+  Dims yd;
+  ValueId c = kNoValue;
+  if (node.op == "Gemm") {
+    if (attr_float(node.attrs, "alpha", 1.0) != 1.0) unsupported(node, "alpha != 1");
+    const bool ta = attr_int(node.attrs, "transA", 0) != 0, tb = attr_int(node.attrs, "transB", 0) != 0;
+    const int64_t M = ta ? as[1] : as[0], K = ta ? as[0] : as[1], N = tb ? bs[0] : bs[1];
+    a_md = memory::desc({M, K}, f32, ta ? Dims{1, M} : Dims{K, 1});
+    b_md = memory::desc({K, N}, f32, tb ? Dims{1, K} : Dims{N, 1});
+    yd = {M, N};
+    if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+      c = node.inputs[2];
+      if (attr_float(node.attrs, "beta", 1.0) != 1.0) unsupported(node, "beta != 1");
+      bias_md = plain_md(padded(fn_.value(c).type.shape, 2));
+    }
+  } else {
+    if (as.empty() || bs.empty()) unsupported(node, "scalar operands");
+    if (as.size() == 1) as.insert(as.begin(), 1);
+    if (bs.size() == 1) bs.push_back(1);
+    const size_t rank = std::max(as.size(), bs.size());
+    const Dims ad = padded(as, rank), bd = padded(bs, rank);
+    yd = ad;
+    for (size_t i = 0; i + 2 < rank; ++i) yd[i] = std::max(ad[i], bd[i]);
+    yd[rank - 1] = bd[rank - 1];
+    a_md = plain_md(ad);
+    b_md = plain_md(bd);
+  }
+  const bool const_b = fn_.value(b).kind != ValueKind::Intermediate && yd.size() == 2;
+  dnnl::primitive_attr attr;
+  finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
+    const memory::desc w = const_b ? any_md(b_md.dims()) : b_md;
+    auto d = c != kNoValue ? dnnl::matmul::desc(a_md, w, bias_md, plain_md(yd)) : dnnl::matmul::desc(a_md, w, plain_md(yd));
+    return dnnl::matmul::primitive_desc(d, at, engine_);
+  }, [&](const auto& pd) {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, view_mem(a, a_md)},
+                                         {DNNL_ARG_WEIGHTS, weights_mem(b, b_md, pd.weights_desc())}};
+    if (c != kNoValue) args[DNNL_ARG_BIAS] = view_mem(c, bias_md);
+    return args;
+  });
+  (void)y;
+}
+
+}  // namespace tessera::onednn

@@ -1,0 +1,179 @@
+// OnednnProgram: dispatch, memories and layouts, run (see onednn_compiler.h).
+#include <cstring>
+
+#include "backends/onednn/onednn_program.h"
+#include "tessera/kernel.h"
+
+namespace tessera::onednn {
+
+memory::desc plain_md(const Dims& dims) {
+  Dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return memory::desc(dims.empty() ? Dims{1} : dims, memory::data_type::f32, dims.empty() ? Dims{1} : strides);
+}
+
+OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine)
+    : fn_(fn), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
+      absorbed_(fn.nodes.size(), 0) {
+  for (const Value& v : fn.values)
+    if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
+      throw KernelUnsupported("onednn: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
+  build();
+}
+
+void OnednnProgram::unsupported(const Node& node, const std::string& why) const {
+  throw KernelUnsupported("onednn: node '" + node.name + "' (" + node.op + "): " + why);
+}
+
+void OnednnProgram::build() {
+  for (size_t n = 0; n < fn_.nodes.size(); ++n) {
+    if (absorbed_[n]) continue;
+    const Node& node = fn_.nodes[n];
+    for (size_t i = 1; i < node.outputs.size(); ++i) {
+      const ValueId v = node.outputs[i];
+      if (v != kNoValue && (!consumers_[static_cast<size_t>(v)].empty() || fn_.is_output(v)))
+        unsupported(node, "optional output " + std::to_string(i) + " is used");
+    }
+    const std::string& op = node.op;
+    if (op == "Conv") build_conv(n, false);
+    else if (op == "ConvTranspose") build_conv(n, true);
+    else if (op == "MatMul" || op == "Gemm") build_matmul(n);
+    else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") build_pool(n);
+    else if (op == "BatchNormalization") build_batchnorm(n);
+    else if (op == "Softmax" || op == "LogSoftmax") build_softmax(n, op == "LogSoftmax");
+    else if (op == "LayerNormalization") build_layernorm(n);
+    else if (auto alg = binary_alg(op)) build_binary(n, *alg);
+    else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
+    else unsupported(node, "oneDNN has no primitive for it here");
+  }
+  for (ValueId v : fn_.outputs)
+    if (!mem_[static_cast<size_t>(v)]) throw KernelUnsupported("onednn: output '" + fn_.value(v).name + "' not written");
+}
+
+bool OnednnProgram::is_boundary(ValueId v) const {
+  const Value& val = fn_.value(v);
+  return val.kind == ValueKind::Input || frame_.is_function_output(v);
+}
+
+Dims OnednnProgram::dims_of(ValueId v) const {
+  const Shape& s = fn_.value(v).type.shape;
+  return Dims(s.begin(), s.end());
+}
+
+memory OnednnProgram::new_mem(const memory::desc& md) {
+  owned_bytes_ += md.get_size();
+  return memory(md, engine_);
+}
+
+memory OnednnProgram::value_mem(ValueId v) {
+  auto& slot = mem_[static_cast<size_t>(v)];
+  if (slot) return *slot;
+  const Value& val = fn_.value(v);
+  if (val.kind == ValueKind::Intermediate && !frame_.is_function_output(v))
+    throw KernelError("onednn: value '" + val.name + "' read before it is written");
+  if (val.is_constant()) {
+    if (val.type.dtype != DType::f32) throw KernelUnsupported("onednn: constant '" + val.name + "' is not f32");
+    slot = memory(plain_md(dims_of(v)), engine_, const_cast<void*>(frame_.cview(v).data));
+  } else {
+    slot = memory(plain_md(dims_of(v)), engine_, DNNL_MEMORY_NONE);
+    bindings_.emplace_back(*slot, v);
+  }
+  return *slot;
+}
+
+memory OnednnProgram::plain_base(ValueId v) {
+  memory m = value_mem(v);
+  if (m.get_desc() == plain_md(dims_of(v))) return m;
+  memory plain = new_mem(plain_md(dims_of(v)));   // blocked -> plain, once per value
+  add_reorder(m, plain);
+  mem_[static_cast<size_t>(v)] = plain;
+  return plain;
+}
+
+memory OnednnProgram::view_mem(ValueId v, const memory::desc& md) {
+  memory base = plain_base(v);
+  if (base.get_desc() == md) return base;
+  if (md.get_size() != base.get_desc().get_size())
+    throw KernelError("onednn: view of '" + fn_.value(v).name + "' with another size");
+  const Value& val = fn_.value(v);
+  if (val.is_constant()) return memory(md, engine_, const_cast<void*>(frame_.cview(v).data));
+  if (is_boundary(v)) {
+    memory view(md, engine_, DNNL_MEMORY_NONE);
+    bindings_.emplace_back(view, v);
+    return view;
+  }
+  return memory(md, engine_, base.get_data_handle());
+}
+
+memory OnednnProgram::weights_mem(ValueId v, const memory::desc& user_md, const memory::desc& md) {
+  if (user_md == md) return view_mem(v, md);
+  memory to = new_mem(md);
+  const Value& val = fn_.value(v);
+  if (val.kind == ValueKind::Intermediate) {
+    add_reorder(view_mem(v, user_md), to);
+    return to;
+  }
+  memory from(user_md, engine_, val.is_constant() ? const_cast<void*>(frame_.cview(v).data) : DNNL_MEMORY_NONE);
+  CachedReorder c{v, from, to, dnnl::reorder(from, to), nullptr};
+  if (val.is_constant()) {   // constant weights: reordered now, never again
+    c.prim.execute(stream_, c.from, c.to);
+    stream_.wait();
+    c.done_for = frame_.cview(v).data;
+  }
+  cached_.push_back(std::move(c));
+  return to;
+}
+
+memory OnednnProgram::as_layout(ValueId v, const memory::desc& md) {
+  memory m = value_mem(v);
+  if (m.get_desc() == md) return m;
+  if (md == plain_md(md.dims())) return plain_mem(v, md.dims());
+  memory to = new_mem(md);
+  add_reorder(m.get_desc().dims() == md.dims() ? m : plain_mem(v, md.dims()), to);
+  return to;
+}
+
+memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
+  const bool plain_layout = md == plain_md(md.dims());
+  memory m;
+  if (frame_.is_function_output(v)) {
+    memory user = value_mem(v);
+    if (md == user.get_desc()) return user;
+    if (plain_layout && md.get_size() == user.get_desc().get_size()) {
+      m = memory(md, engine_, DNNL_MEMORY_NONE);
+      bindings_.emplace_back(m, v);
+      return m;
+    }
+    m = new_mem(md);
+    memory user_view(plain_md(md.dims()), engine_, DNNL_MEMORY_NONE);
+    bindings_.emplace_back(user_view, v);
+    final_reorders_.push_back({dnnl::reorder(m, user_view), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, user_view}}});
+    mem_[static_cast<size_t>(v)] = m;
+    return m;
+  }
+  m = new_mem(md);
+  mem_[static_cast<size_t>(v)] =
+      plain_layout && md.dims() != dims_of(v) ? memory(plain_md(dims_of(v)), engine_, m.get_data_handle()) : m;
+  return m;
+}
+
+void OnednnProgram::add_reorder(const memory& from, const memory& to) {
+  steps_.push_back({dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}});
+}
+
+void OnednnProgram::run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
+  frame_.bind(inputs, outputs);
+  for (auto& [m, v] : bindings_) m.set_data_handle(const_cast<void*>(frame_.cview(v).data));
+  for (CachedReorder& c : cached_) {
+    const void* src = frame_.cview(c.value).data;
+    if (c.done_for == src) continue;
+    if (!fn_.value(c.value).is_constant()) c.from.set_data_handle(const_cast<void*>(src));
+    c.prim.execute(stream_, c.from, c.to);
+    c.done_for = src;
+  }
+  for (Step& s : steps_) s.prim.execute(stream_, s.args);
+  for (Step& s : final_reorders_) s.prim.execute(stream_, s.args);
+  stream_.wait();
+}
+
+}  // namespace tessera::onednn

@@ -1,0 +1,116 @@
+// OnednnProgram: the compiled form of one function for oneDNN, and the builder that makes it
+// (see onednn_compiler.h for the design). Internal to src/backends/onednn/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backends/compilers/function_frame.h"
+#include "tessera/graph.h"
+
+namespace tessera::onednn {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+struct Step {
+  dnnl::primitive prim;
+  std::unordered_map<int, memory> args;
+};
+
+// A reorder of a weight (function input or constant) into a primitive's layout, redone only when
+// the input's pointer changes.
+struct CachedReorder {
+  ValueId value;
+  memory from, to;
+  dnnl::reorder prim;
+  const void* done_for = nullptr;
+};
+
+// Plain row-major descriptor.
+memory::desc plain_md(const Dims& dims);
+
+// One eltwise post-op / eltwise primitive.
+struct EltwiseOp {
+  dnnl::algorithm alg;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+class OnednnProgram {
+ public:
+  OnednnProgram(const Graph& fn, dnnl::engine engine);
+
+  void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
+  size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
+
+ private:
+  // --- building (onednn_program.cc) ---
+  void build();
+  [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
+  bool is_boundary(ValueId v) const;
+  // The memory currently holding v (creating the plain boundary/constant memory on first use).
+  memory value_mem(ValueId v);
+  // v in plain row-major layout with its own dims (a reorder step, once, when it is blocked).
+  memory plain_base(ValueId v);
+  // v's plain bytes seen through `md` (same size): other dims, or strides (a transpose).
+  memory view_mem(ValueId v, const memory::desc& md);
+  memory plain_mem(ValueId v, const Dims& dims) { return view_mem(v, plain_md(dims)); }
+  memory plain_mem(ValueId v) { return plain_base(v); }
+  // Weights v (bytes seen through user_md) in the primitive's layout md: a cached reorder for
+  // inputs, done at compile time for constants, a reorder step for intermediates.
+  memory weights_mem(ValueId v, const memory::desc& user_md, const memory::desc& md);
+  // v in layout md (same dims): the value's memory, or a reorder step into a new one.
+  memory as_layout(ValueId v, const memory::desc& md);
+  // Where a primitive with dst layout `md` writes value v; boundary outputs in another layout go
+  // through a final reorder.
+  memory dst_mem(ValueId v, const memory::desc& md);
+  memory new_mem(const memory::desc& md);
+  Dims dims_of(ValueId v) const;
+  void add_reorder(const memory& from, const memory& to);
+
+  // Post-op chain after an anchor whose result is `value`; `try_pd(attr)` tells whether the anchor
+  // accepts the attribute. Marks absorbed nodes and returns the value the chain ends with.
+  template <typename TryPd>
+  ValueId fuse_chain(size_t anchor, ValueId value, dnnl::primitive_attr& attr, std::vector<std::pair<int, memory>>& binary_args,
+                     TryPd&& try_pd);
+
+  // --- one builder per op family (onednn_ops.cc) ---
+  void build_conv(size_t n, bool transposed);
+  void build_matmul(size_t n);
+  void build_pool(size_t n);
+  void build_batchnorm(size_t n);
+  void build_eltwise(size_t n, const std::vector<EltwiseOp>& ops);
+  void build_binary(size_t n, dnnl::algorithm alg);
+  void build_softmax(size_t n, bool log);
+  void build_layernorm(size_t n);
+  // Finishes an anchor: fuses its chain, creates the primitive, wires src args and the dst.
+  // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
+  // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops.
+  template <typename MakePd, typename Wire>
+  void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire);
+
+ public:
+  // Eltwise algorithms for an op, or nullopt when the op is not eltwise (onednn_eltwise.cc).
+  static std::optional<std::vector<EltwiseOp>> eltwise_ops(const Graph& fn, const Node& node);
+  static std::optional<dnnl::algorithm> binary_alg(const std::string& op);
+
+ private:
+  const Graph& fn_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  FunctionFrame frame_;
+  std::vector<std::vector<NodeId>> consumers_;
+  std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
+  std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
+  std::vector<CachedReorder> cached_;
+  std::vector<Step> steps_, final_reorders_;
+  size_t owned_bytes_ = 0;
+};
+
+}  // namespace tessera::onednn
