@@ -1,0 +1,60 @@
+// blas compiled functions against ref: sgemm for MatMul/Gemm with the bias folded in.
+#include "backends/compilers/function_builder.h"
+#include "backends/blas/blas_compiler.h"
+
+using namespace tessera;
+using tessera::testing::FunctionBuilder;
+using tessera::testing::check_against_ref;
+
+TEST_CASE("blas: batched MatMul with broadcast batch dims") {
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {2, 1, 5, 7}), w = b.input("w", {3, 7, 4});
+  b.output(b.node("MatMul", {a, w}, {2, 3, 5, 4}));
+  check_against_ref("blas", b.g);
+}
+
+TEST_CASE("blas: Gemm with transA/transB, alpha, beta and C") {
+  for (int64_t ta : {0, 1})
+    for (int64_t tb : {0, 1}) {
+      FunctionBuilder b;
+      const ValueId A = b.input("A", ta ? Shape{9, 6} : Shape{6, 9}), B = b.input("B", tb ? Shape{5, 9} : Shape{9, 5});
+      const ValueId C = b.input("C", {5});
+      b.output(b.node("Gemm", {A, B, C}, {6, 5}, {{"transA", ta}, {"transB", tb}, {"alpha", 1.5}, {"beta", 0.5}}));
+      check_against_ref("blas", b.g);
+    }
+}
+
+TEST_CASE("blas: MatMul + constant bias Add folds into one GEMM (no intermediate buffer)") {
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {128, 64}), w = b.input("w", {64, 32});
+  std::vector<float> bias(32);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.01f * static_cast<float>(i);
+  const ValueId bc = b.constant<float>("bias", DType::f32, {32}, bias);
+  const ValueId m = b.node("MatMul", {a, w}, {128, 32});
+  b.output(b.node("Add", {bc, m}, {128, 32}));
+  check_against_ref("blas", b.g);
+  auto fn = make_backend_compiler("blas")->compile(b.g);
+  CHECK(fn->workspace_bytes() == 32 * sizeof(float));   // the constant only
+}
+
+TEST_CASE("blas: two chained GEMMs, the second reading the first's folded result") {
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {4, 8}), w1 = b.input("w1", {8, 8}), b1 = b.input("b1", {8}), w2 = b.input("w2", {8, 3});
+  const ValueId h = b.node("Add", {b.node("MatMul", {a, w1}, {4, 8}), b1}, {4, 8});
+  b.output(b.node("MatMul", {h, w2}, {4, 3}));
+  check_against_ref("blas", b.g);
+}
+
+TEST_CASE("blas: anything but GEMMs and folded bias Adds is KernelUnsupported") {
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {4, 8}), w = b.input("w", {8, 3});
+  b.output(b.node("Relu", {b.node("MatMul", {a, w}, {4, 3})}, {4, 3}));
+  CHECK_THROWS_AS(make_backend_compiler("blas")->compile(b.g), KernelUnsupported);
+}
+
+TEST_CASE("blas: OpenBLAS uses SkylakeX kernels on AVX-512 CPUs unless told otherwise") {
+  const std::string core = ensure_openblas_coretype();
+  if (__builtin_cpu_supports("avx512f") && std::getenv("OPENBLAS_CORETYPE") == std::string("SkylakeX"))
+    CHECK(core == "SkylakeX");
+  CHECK_FALSE(core.empty());
+}
