@@ -79,7 +79,7 @@ struct Function {
 struct ExternalModule {
   std::string backend;          // who compiled it
   std::string summary;          // one line for module.txt ("onednn: 3 kernels, 12 KiB")
-  std::shared_ptr<const CompiledFunction> artifact;   // null when only described (tests)
+  std::shared_ptr<CompiledFunction> artifact;     // null when only described (tests)
 };
 
 class Module {
