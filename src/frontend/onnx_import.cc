@@ -60,7 +60,7 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, 
   if (!tt.has_shape()) throw UserError(file, where, "has no shape; give it with --input-shape " + vi.name() + "=...");
   std::vector<std::string> unbound;
   for (const auto& d : tt.shape().dim()) {
-    if (d.has_dim_value() && d.dim_value() > 0) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
       t.shape.push_back(d.dim_value());
     } else {
       unbound.push_back(d.has_dim_param() ? d.dim_param() : "?");
