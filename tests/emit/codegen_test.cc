@@ -1,0 +1,62 @@
+// Extern stubs after codegen, and a second partitioning round that leaves them untouched.
+#include "emit_test_util.h"
+#include "tessera/codegen.h"
+#include "tessera/error.h"
+#include "tessera/printer.h"
+#include "tessera/kernel.h"
+#include "tessera/module_printer.h"
+#include "tessera/outline.h"
+
+namespace tessera {
+namespace {
+
+// A codegen that "compiles" by describing the body; it refuses Add to show a skipped function.
+Codegen fake_codegen(const std::string& backend) {
+  return {backend, [backend](const Graph& body) {
+            for (const Node& n : body.nodes)
+              if (n.op == "Add") throw KernelUnsupported(n.name + ": Add not supported");
+            return ExternalModule{backend, std::to_string(body.num_nodes()) + " nodes", nullptr};
+          }};
+}
+
+TEST_CASE("codegen: compiled functions become stubs with only Extern=1", "[emit][codegen]") {
+  Graph g = test::load_test_model("conv_block.json");
+  Module m = outline(g, test::hand_plan(g, {{"onednn", {"conv0", "relu0"}}, {"onednn", {"conv1", "add0", "relu1"}}}));
+  std::vector<std::string> skipped;
+  Module c = codegen(m, {fake_codegen("onednn")}, &skipped);
+  test::check_golden("codegen_conv_block", print_module(c));
+  const Function& stub = c.functions.at("tvmgen_default_onednn_main_0");
+  CHECK(stub.attrs == FunctionAttrs{{attr::kExtern, "1"}});
+  CHECK(c.external_modules.count("tvmgen_default_onednn_main_0"));
+  REQUIRE(skipped.size() == 1);   // the one with an Add stays a normal function
+  CHECK(c.functions.at("tvmgen_default_onednn_main_1").backend() == "onednn");
+  // Call sites are plain calls, unchanged; codegen again changes nothing.
+  CHECK(print_graph(c.main) == print_graph(m.main));
+  test::check_pass_golden("codegen_again", print_module(c), print_module(codegen(c, {fake_codegen("onednn")})));
+}
+
+TEST_CASE("re-partitioning for a second backend set keeps the first set's stubs", "[emit][codegen]") {
+  Graph g = test::load_test_model("conv_block.json");
+  // Round 1: backend set {onednn}: outline its partitions only, compile them.
+  Plan first = test::hand_plan(g, {{"onednn", {"conv0", "relu0"}}, {"onednn", {"conv1"}},
+                                   {"ref", {"add0"}}, {"ref", {"relu1"}}});
+  Module round1 = codegen(outline(g, first, OutlineOptions{{"onednn"}}), {fake_codegen("onednn")});
+  REQUIRE(round1.external_modules.size() == 2);
+  // Round 2: a plan over what main holds now (calls + add0 + relu1) for the set {byoc}.
+  const Graph main1 = round1.main;
+  Plan second = test::hand_plan(main1, {{"byoc", {"add0", "relu1"}}});
+  Module round2 = codegen(outline(round1, main1, second), {fake_codegen("byoc")});
+  test::check_golden("repartition_conv_block", print_module(round2));
+  for (const auto& [symbol, stub] : round1.functions) {
+    CHECK(print_function(round2.functions.at(symbol)) == print_function(stub));
+    CHECK(round2.external_modules.at(symbol).summary == round1.external_modules.at(symbol).summary);
+  }
+  CHECK(round2.functions.size() == 3);
+  for (const Node& n : round2.main.nodes) CHECK(round2.is_call(n));
+  // A partition that would re-outline a call is refused with a reason.
+  Plan bad = test::hand_plan(main1, {{"byoc", {main1.node(0).name}}});
+  CHECK_THROWS_AS(outline(round1, main1, bad), UserError);
+}
+
+}  // namespace
+}  // namespace tessera
