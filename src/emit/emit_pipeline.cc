@@ -1,0 +1,78 @@
+#include "tessera/emit_pipeline.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "tessera/backend_compiler.h"
+#include "tessera/error.h"
+#include "tessera/module_onnx.h"
+#include "tessera/module_printer.h"
+#include "tessera/outline.h"
+#include "tessera/plan_dot.h"
+
+namespace tessera {
+
+EmitResult emit_module(const Graph& graph, const Plan& plan, const EmitOptions& options) {
+  EmitResult r;
+  auto step = [&](const std::string& name, Module next) {
+    if (options.dump && print_module(next) != print_module(r.module)) options.dump(name, next);
+    r.module = std::move(next);
+  };
+  step("outline", outline(graph, plan));
+  step("backend_passes", run_backend_passes(r.module, options.pipelines, options.dump));
+  step("codegen", codegen(r.module, options.codegens, &r.notes));
+  LowerOptions lower_options;
+  lower_options.alignment = options.alignment;
+  for (const BackendPipeline& p : options.pipelines) lower_options.dispatch[p.backend] = p.dispatch;
+  step("lower", lower(r.module, lower_options));
+  return r;
+}
+
+EmitOptions default_emit_options(const Plan& plan) {
+  std::set<std::string> backends;
+  for (const Partition& p : plan.partitions) backends.insert(p.backend);
+  const std::vector<std::string> real = backend_compiler_names();
+  EmitOptions options;
+  for (const std::string& b : backends) {
+    options.pipelines.push_back(builtin_pipeline(b));
+    if (std::find(real.begin(), real.end(), b) != real.end())
+      options.codegens.push_back(compiler_codegen(std::shared_ptr<const BackendCompiler>(make_backend_compiler(b))));
+  }
+  return options;
+}
+
+void write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
+                    const std::string& plan_json) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(dir, "", "cannot create directory: " + ec.message());
+  const fs::path d(dir);
+  std::vector<std::pair<fs::path, fs::path>> staged;   // temporary -> final
+  auto stage_text = [&](const std::string& name, const std::string& text) {
+    fs::path tmp = d / (name + ".tmp");
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw UserError((d / name).string(), "", "cannot write");
+    staged.emplace_back(tmp, d / name);
+  };
+  try {
+    stage_text("plan.json", plan_json);
+    stage_text("module.txt", print_module(module));
+    std::string onnx_bytes;
+    if (!module_to_onnx(module).SerializeToString(&onnx_bytes))
+      throw UserError((d / "module.onnx").string(), "", "cannot serialise the module (over 2 GiB?)");
+    stage_text("module.onnx", onnx_bytes);
+    const std::string dot = plan_to_dot(graph, plan);
+    stage_text("graph.dot", dot);
+    write_svg(dot, (d / "graph.svg.tmp").string());
+    staged.emplace_back(d / "graph.svg.tmp", d / "graph.svg");
+  } catch (...) {
+    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
+    throw;
+  }
+  for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
+}
+
+}  // namespace tessera
