@@ -1,0 +1,86 @@
+// Compile, warm up, time, summarise. See measure_function.h.
+#include "measure_function.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "tessera/host_tensor.h"
+#include "tessera/kernel.h"
+
+namespace tessera {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_integer(DType t) { return t == DType::i64 || t == DType::i32 || t == DType::i8 || t == DType::u8; }
+
+// Linear interpolation between closest ranks; `sorted` is non-empty.
+double percentile(const std::vector<double>& sorted, double q) {
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+std::string Timing::encode() const {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%a %a %a %lld", median, p10, p90, static_cast<long long>(samples));
+  return buf;
+}
+
+std::optional<Timing> Timing::decode(std::string_view text) {
+  Timing t;
+  long long n = 0;
+  std::string s(text);
+  if (std::sscanf(s.c_str(), "%la %la %la %lld", &t.median, &t.p10, &t.p90, &n) != 4) return std::nullopt;
+  if (!(t.median >= 0) || n <= 0) return std::nullopt;
+  t.samples = n;
+  return t;
+}
+
+Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options) {
+  std::unique_ptr<CompiledFunction> compiled = compiler.compile(fn);
+
+  std::vector<HostTensor> inputs, outputs;
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    const TensorType& t = fn.value(fn.inputs[i]).type;
+    inputs.push_back(is_integer(t.dtype) ? HostTensor(t) : HostTensor::random(t, options.seed + i));
+  }
+  for (ValueId v : fn.outputs) outputs.emplace_back(fn.value(v).type);
+  std::vector<ConstTensorView> in_views;
+  std::vector<TensorView> out_views;
+  for (const HostTensor& h : inputs) in_views.push_back(h.view());
+  for (HostTensor& h : outputs) out_views.push_back(h.view());
+
+  auto run_once = [&] {
+    auto t0 = Clock::now();
+    compiled->run(in_views, out_views);
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+
+  // Warm-up: caches, page faults, oneDNN's lazily reordered weights.
+  auto warm_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(options.budget * 0.1);
+  do run_once(); while (Clock::now() < warm_end);
+
+  std::vector<double> samples;
+  const int max_repeats = std::max(1, options.max_repeats);
+  const int min_repeats = std::clamp(options.min_repeats, 1, max_repeats);
+  auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(options.budget);
+  while (static_cast<int>(samples.size()) < max_repeats &&
+         (static_cast<int>(samples.size()) < min_repeats || Clock::now() < end)) {
+    samples.push_back(run_once());
+  }
+  std::sort(samples.begin(), samples.end());
+  Timing t;
+  t.median = percentile(samples, 0.5);
+  t.p10 = percentile(samples, 0.1);
+  t.p90 = percentile(samples, 0.9);
+  t.samples = static_cast<int64_t>(samples.size());
+  return t;
+}
+
+}  // namespace tessera

@@ -1,0 +1,48 @@
+// measure_function: compile one function on one backend and time it, in this process.
+//
+//   compile(fn) ─▶ inputs (seeded random floats and bools; zeros for integer tensors, so Gather
+//                  indices and the like stay in range) and outputs from fn's types
+//              ─▶ warm-up: runs for ~10% of the budget, at least one
+//              ─▶ timed runs until (elapsed >= budget and runs >= min_repeats) or runs == max_repeats
+//              ─▶ median, p10, p90 of the per-run seconds
+//
+// Why the median: one run disturbed by the OS (a page fault, a migration) must not move the cost;
+// p90 - p10 is the spread the cost database keeps so that noisy entries can be spotted later.
+// Exceptions (KernelUnsupported from compile, KernelError from run, anything) propagate: the
+// caller, usually a child process (isolated_call.h), turns them into Invalid costs.
+//
+// The answer travels between processes as one line of text: encode / decode below ("%a" hex
+// floats, so nothing is lost in printing).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tessera/backend_compiler.h"
+#include "tessera/graph.h"
+
+namespace tessera {
+
+struct TimingOptions {
+  std::chrono::duration<double> budget{0.020};
+  int min_repeats = 3;
+  int max_repeats = 50;
+  uint64_t seed = 0x7e55e7a;
+};
+
+struct Timing {
+  double median = 0.0;   // seconds per run
+  double p10 = 0.0;
+  double p90 = 0.0;
+  int64_t samples = 0;
+
+  std::string encode() const;
+  static std::optional<Timing> decode(std::string_view text);
+};
+
+Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options);
+
+}  // namespace tessera

@@ -1,0 +1,190 @@
+// MeasuredCostModel: fingerprints, slots, the journal, and one isolated measurement per request.
+// See include/tessera/measured_cost_model.h.
+#include "tessera/measured_cost_model.h"
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include "isolated_call.h"
+#include "measure_function.h"
+#include "tessera/error.h"
+#include "tessera/estimator.h"
+
+namespace tessera {
+namespace {
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A child killed by these was interrupted from outside (Ctrl-C reaches the whole process group),
+// not crashed by its backend: its cost is Unknown, never stored.
+bool external_signal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
+
+}  // namespace
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t b = line.find_first_not_of(" \t", colon + 1);
+    if (b != std::string::npos) return line.substr(b);
+  }
+  return "unknown-cpu";
+}
+
+MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::move(options)) {
+  if (!options_.make_compiler) options_.make_compiler = make_backend_compiler;
+  if (options_.backends.empty()) options_.backends = backend_compiler_names();
+  if (options_.threads < 1) options_.threads = 1;
+  max_parallel_ = options_.max_parallel > 0 ? options_.max_parallel
+                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string versions;
+  for (const std::string& b : options_.backends) {
+    std::string v;
+    try {
+      v = options_.make_compiler(b)->version();
+    } catch (const std::exception&) {
+      v = "unavailable";
+    }
+    versions += b + "=" + v + ";";
+  }
+  fingerprint_ = "measure/1/" + hex16(fnv1a(versions));
+  cpu_ = cpu_model_name();
+}
+
+std::string MeasuredCostModel::device_fingerprint(std::string_view device) const {
+  return std::string(device) + "/" + cpu_ + "/t" + std::to_string(options_.threads);
+}
+
+MeasureStats MeasuredCostModel::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+Cost MeasuredCostModel::estimate_impl(const CostRequest& request) const {
+  return estimate_entry_impl(request).cost;
+}
+
+CostEntry MeasuredCostModel::estimate_entry_impl(const CostRequest& request) const {
+  std::optional<CostKey> key;
+  if (options_.journal) {
+    key = cost_key(*this, request);
+    if (std::optional<CostEntry> hit = options_.journal->lookup(*key)) {
+      std::lock_guard lock(mu_);
+      ++stats_.journal_hits;
+      return *hit;
+    }
+  }
+  {
+    std::unique_lock lock(mu_);
+    // The stop flag comes from a signal handler, which cannot notify: poll it.
+    while (running_ >= max_parallel_ && !stopping()) slot_free_.wait_for(lock, std::chrono::milliseconds(50));
+    if (stopping()) {
+      ++stats_.skipped;
+      return CostEntry{Cost::unknown(), 0.0, 0};
+    }
+    ++running_;
+  }
+  CostEntry entry = measure(request);
+  {
+    std::lock_guard lock(mu_);
+    --running_;
+    if (entry.cost.is_unknown()) {
+      ++stats_.skipped;
+    } else {
+      ++stats_.measured;
+      if (entry.cost.is_invalid()) ++stats_.invalid;
+    }
+  }
+  slot_free_.notify_one();
+  if (!entry.cost.is_unknown()) {
+    if (options_.journal) options_.journal->insert(*key, entry);
+    if (options_.on_measured) options_.on_measured(request, entry);
+  }
+  return entry;
+}
+
+CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
+  TimingOptions timing{options_.budget, options_.min_repeats, options_.max_repeats, options_.seed};
+  auto body = [&]() -> std::string {
+    set_compute_threads(options_.threads);
+    std::unique_ptr<BackendCompiler> compiler = options_.make_compiler(request.backend);
+    return measure_function(*compiler, *request.function, timing).encode();
+  };
+
+  IsolatedResult r;
+  if (options_.isolate) {
+    r = run_isolated(body, options_.timeout, options_.stop);
+  } else {
+    try {
+      r.text = body();
+    } catch (const std::exception& e) {
+      r.status = IsolatedResult::Status::Failed;
+      r.text = e.what();
+    }
+  }
+  using S = IsolatedResult::Status;
+  if (r.status == S::Stopped || (r.status == S::Crashed && external_signal(r.code)))
+    return CostEntry{Cost::unknown(), 0.0, 0};
+  if (r.status != S::Ok) return CostEntry{Cost::invalid(r.describe(options_.timeout)), 0.0, 0};
+  std::optional<Timing> t = Timing::decode(r.text);
+  if (!t) return CostEntry{Cost::invalid("unreadable answer from the measurement: '" + r.text + "'"), 0.0, 0};
+  return CostEntry{Cost::value(t->median), t->p90 - t->p10, t->samples};
+}
+
+MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {
+  auto fail = [&](const std::string& what) -> UserError {
+    return UserError("--cost", "measure:" + std::string(arg), what);
+  };
+  size_t pos = 0;
+  while (pos < arg.size()) {
+    size_t comma = arg.find(',', pos);
+    std::string item(arg.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+    pos = comma == std::string_view::npos ? arg.size() : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) throw fail("'" + item + "' is not key=value");
+    std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+    double x = 0;
+    try {
+      size_t used = 0;
+      x = std::stod(v, &used);
+      if (used != v.size() || !(x >= 0)) throw std::invalid_argument(v);
+    } catch (const std::exception&) {
+      throw fail("'" + v + "' is not a non-negative number for " + k);
+    }
+    if (k == "budget_ms") o.budget = std::chrono::duration<double>(x / 1000.0);
+    else if (k == "repeats") o.max_repeats = std::max(1, static_cast<int>(x));
+    else if (k == "min_repeats") o.min_repeats = std::max(1, static_cast<int>(x));
+    else if (k == "timeout_s") o.timeout = std::chrono::duration<double>(x);
+    else if (k == "threads") o.threads = std::max(1, static_cast<int>(x));
+    else if (k == "parallel") o.max_parallel = static_cast<int>(x);
+    else throw fail("unknown key '" + k + "' (expected budget_ms, repeats, min_repeats, timeout_s, threads, parallel)");
+  }
+  return o;
+}
+
+CostModelOptions measure_cost_model_options() {
+  CostModelOptions o;
+  o.make_measure = [](std::string_view arg) -> std::unique_ptr<CostModel> {
+    return std::make_unique<MeasuredCostModel>(parse_measure_options(arg));
+  };
+  return o;
+}
+
+}  // namespace tessera

@@ -1,0 +1,206 @@
+// MeasuredCostModel: real measurements on ref, database reuse, the journal, and isolation from
+// backends that throw, abort, segfault or hang.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <unistd.h>
+
+#include "../graph_builder.h"
+#include "fake_compiler.h"
+#include "tessera/error.h"
+#include "tessera/estimator.h"
+#include "tessera/measured_cost_model.h"
+
+using namespace tessera;
+using namespace std::chrono_literals;
+
+namespace {
+
+// y = MatMul(a, b): a [16, 32], b [32, 8].
+Graph matmul() {
+  test::GraphBuilder b;
+  ValueId a = b.input("a", {16, 32});
+  ValueId w = b.input("b", {32, 8});
+  b.output(b.op("MatMul", "mm", {a, w}, {16, 8}));
+  b.g.name = "MatMul";
+  return b.g;
+}
+
+MeasureOptions quick() {
+  MeasureOptions o;
+  o.budget = 2ms;
+  o.max_repeats = 20;
+  o.timeout = 5s;
+  o.make_compiler = test::make_fake_or_real;
+  o.backends = {"ref"};
+  return o;
+}
+
+std::filesystem::path temp_db(const char* tag) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("tessera_measure_" + std::string(tag) + "_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(p);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a small MatMul on ref measures as a positive Value with samples") {
+  Graph fn = matmul();
+  MeasuredCostModel model(quick());
+  CostEntry e = model.estimate_entry(CostRequest(fn, structural_hash(fn), "ref", "cpu", "MatMul"));
+  INFO(e.cost.to_string());
+  REQUIRE(e.cost.is_value());
+  CHECK(e.cost.seconds() > 0.0);
+  CHECK(e.cost.seconds() < 0.01);
+  CHECK(e.samples >= 3);
+  CHECK(e.spread >= 0.0);
+  CHECK(model.stats().measured == 1);
+}
+
+TEST_CASE("the same function twice is measured once: database and journal hits") {
+  Graph fn = matmul();
+  Graph copy = matmul();
+  std::vector<CostRequest> reqs{CostRequest(fn, structural_hash(fn), "ref", "cpu"),
+                                CostRequest(copy, structural_hash(copy), "ref", "cpu")};
+  auto path = temp_db("hit");
+  {
+    auto db = CostDatabase::open(path);
+    MeasuredCostModel model(quick());
+    EstimateResult first = estimate_costs(model, reqs, {1, db.get()});
+    CHECK(first.stats.unique == 1);
+    CHECK(first.stats.estimated == 1);
+    CHECK(model.stats().measured == 1);
+    REQUIRE(first.costs[0].is_value());
+    CHECK(first.costs[0] == first.costs[1]);
+  }
+  {
+    // A new process would see the same: reopen, nothing measured, the stored cost comes back.
+    auto db = CostDatabase::open(path);
+    MeasuredCostModel model(quick());
+    EstimateResult again = estimate_costs(model, reqs, {1, db.get()});
+    CHECK(again.stats.cache_hits == 1);
+    CHECK(again.stats.estimated == 0);
+    CHECK(model.stats().measured == 0);
+  }
+  {
+    // The journal (tessera tune) appends as it measures and answers later requests itself.
+    CostDatabase journal;
+    MeasureOptions o = quick();
+    o.journal = &journal;
+    MeasuredCostModel model(o);
+    model.estimate_entry(reqs[0]);
+    CHECK(journal.stats().entries == 1);
+    CostEntry again = model.estimate_entry(reqs[1]);
+    CHECK(model.stats().measured == 1);
+    CHECK(model.stats().journal_hits == 1);
+    CHECK(again == journal.entries().front().second);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("backends that throw, abort, segfault or hang are Invalid while the others measure") {
+  Graph fn = matmul();
+  uint64_t h = structural_hash(fn);
+  std::vector<std::string> names{"fake_ok", "fake_throw", "fake_abort", "fake_hang", "fake_segv", "ref"};
+  std::vector<CostRequest> reqs;
+  for (const std::string& n : names) reqs.emplace_back(fn, h, n, "cpu");
+  MeasureOptions o = quick();
+  o.timeout = 1s;
+  o.backends = names;
+  MeasuredCostModel model(o);
+  auto t0 = std::chrono::steady_clock::now();
+  EstimateResult r = estimate_costs(model, reqs, {2, nullptr});
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  CHECK(r.costs[0].is_value());
+  CHECK(r.costs[1] == Cost::invalid("fake_throw: node 'MatMul': not today"));
+  CHECK(r.costs[2].is_invalid());
+  CHECK(r.costs[2].reason().rfind("crashed: signal 6", 0) == 0);
+  CHECK(r.costs[3] == Cost::invalid("timed out after 1 s"));
+  CHECK(r.costs[4].reason().rfind("crashed: signal 11", 0) == 0);
+  CHECK(r.costs[5].is_value());
+  CHECK(model.stats().measured == 6);
+  CHECK(model.stats().invalid == 4);
+  CHECK(wall < 4.0);   // the hang costs its timeout, not the run
+}
+
+TEST_CASE("measurements never exceed the parallel limit") {
+  // Four threads ask at once; with one slot the 50 ms budgets cannot overlap.
+  Graph fn = matmul();
+  uint64_t h = structural_hash(fn);
+  MeasureOptions o = quick();
+  o.budget = 50ms;
+  o.max_repeats = 1000000;
+  o.max_parallel = 1;
+  o.backends = {"fake_ok"};
+  MeasuredCostModel model(o);
+  std::vector<Cost> costs(4);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < costs.size(); ++i)
+    threads.emplace_back([&, i] { costs[i] = model.estimate(CostRequest(fn, h, "fake_ok", "cpu")); });
+  for (auto& t : threads) t.join();
+  CHECK(std::chrono::steady_clock::now() - t0 >= 4 * 50ms);
+  for (const Cost& c : costs) CHECK(c.is_value());
+  CHECK(model.stats().measured == 4);
+}
+
+TEST_CASE("a stop request skips measurements: Unknown, never stored") {
+  Graph fn = matmul();
+  std::atomic<bool> stop{true};
+  CostDatabase journal;
+  MeasureOptions o = quick();
+  o.stop = &stop;
+  o.journal = &journal;
+  MeasuredCostModel model(o);
+  CHECK(model.estimate(CostRequest(fn, structural_hash(fn), "ref", "cpu")).is_unknown());
+  CHECK(journal.stats().entries == 0);
+  CHECK(model.stats().skipped == 1);
+}
+
+TEST_CASE("a stop request kills a running measurement") {
+  Graph fn = matmul();
+  std::atomic<bool> stop{false};
+  MeasureOptions o = quick();
+  o.stop = &stop;
+  o.timeout = 10s;
+  MeasuredCostModel model(o);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    stop = true;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  Cost c = model.estimate(CostRequest(fn, structural_hash(fn), "fake_hang", "cpu"));
+  stopper.join();
+  CHECK(c.is_unknown());
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
+}
+
+TEST_CASE("fingerprints: backend versions, CPU model and threads") {
+  MeasureOptions o = quick();
+  MeasuredCostModel a(o);
+  o.backends = {"ref", "fake_ok"};
+  MeasuredCostModel b(o);
+  CHECK(a.fingerprint().rfind("measure/1/", 0) == 0);
+  CHECK(a.fingerprint() != b.fingerprint());
+  o.threads = 2;
+  MeasuredCostModel c(o);
+  CHECK(a.device_fingerprint("cpu") == "cpu/" + cpu_model_name() + "/t1");
+  CHECK(c.device_fingerprint("cpu") == "cpu/" + cpu_model_name() + "/t2");
+}
+
+TEST_CASE("--cost measure:ARG options") {
+  MeasureOptions o = parse_measure_options("budget_ms=50,repeats=100,timeout_s=3,threads=2,parallel=1");
+  CHECK(o.budget.count() == Approx(0.05));
+  CHECK(o.max_repeats == 100);
+  CHECK(o.timeout.count() == Approx(3.0));
+  CHECK(o.threads == 2);
+  CHECK(o.max_parallel == 1);
+  CHECK_THROWS_AS(parse_measure_options("budget=5"), UserError);
+  CHECK_THROWS_AS(parse_measure_options("repeats=x"), UserError);
+  CHECK_THROWS_AS(parse_measure_options("repeats"), UserError);
+  std::unique_ptr<CostModel> m = make_cost_model("measure:repeats=5", measure_cost_model_options());
+  CHECK(m->name() == "measure");
+}
