@@ -11,5 +11,6 @@ void add_info_command(CLI::App& app);
 void add_candidates_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
+void add_show_command(CLI::App& app);
 
 }  // namespace tessera::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   tessera::cli::add_candidates_command(app);
   tessera::cli::add_calibrate_command(app);
   tessera::cli::add_cache_command(app);
+  tessera::cli::add_show_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

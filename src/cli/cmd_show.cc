@@ -1,0 +1,64 @@
+// tessera show MODEL --plan PLAN.json [--svg OUT.svg] [--dot OUT.dot] [--module OUT.txt]
+// Draws a plan that already exists (src/emit/plan_dot.h) and, with --module, prints the module
+// the plan emits (outline, backend passes and lowering; no codegen, so nothing is compiled).
+// With no output option it prints the module text to stdout.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "commands.h"
+#include "model_options.h"
+#include "tessera/emit_pipeline.h"
+#include "tessera/error.h"
+#include "tessera/module_printer.h"
+#include "tessera/plan.h"
+#include "tessera/plan_dot.h"
+
+namespace tessera::cli {
+namespace {
+
+struct ShowArgs {
+  ModelOptions model;
+  std::string plan;
+  std::string svg, dot, module;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw UserError(path, "", "cannot write");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw UserError(path, "", "cannot write");
+}
+
+void run_show(const ShowArgs& a) {
+  Graph graph = a.model.load();
+  Plan plan = read_plan_file(a.plan, graph);
+  const std::string dot = plan_to_dot(graph, plan);
+  if (!a.dot.empty()) write_text(a.dot, dot);
+  if (!a.svg.empty()) write_svg(dot, a.svg);
+  if (!a.module.empty() || (a.svg.empty() && a.dot.empty())) {
+    EmitOptions options = default_emit_options(plan);
+    options.codegens.clear();
+    const std::string text = print_module(emit_module(graph, plan, options).module);
+    if (a.module.empty()) std::fputs(text.c_str(), stdout);
+    else write_text(a.module, text);
+  }
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app) {
+  auto args = std::make_shared<ShowArgs>();
+  auto* cmd = app.add_subcommand("show", "draw an existing plan (Graphviz) or print the module it emits");
+  args->model.add_to(*cmd);
+  cmd->add_option("--plan", args->plan, "the plan (tessera.plan JSON) to show")->required();
+  cmd->add_option("--svg", args->svg, "write the plan as SVG (needs Graphviz `dot`)");
+  cmd->add_option("--dot", args->dot, "write the plan as Graphviz DOT");
+  cmd->add_option("--module", args->module, "write the emitted module's text IR here");
+  cmd->callback([args] { run_show(*args); });
+}
+
+}  // namespace tessera::cli
