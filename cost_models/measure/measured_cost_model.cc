@@ -76,6 +76,19 @@ MeasureStats MeasuredCostModel::stats() const {
   return stats_;
 }
 
+void MeasuredCostModel::check_backends_impl(const std::vector<BackendRef>& backends) const {
+  for (const BackendRef& b : backends) {
+    try {
+      options_.make_compiler(b.name);
+    } catch (const std::exception& e) {
+      std::string names;
+      for (const std::string& n : backend_compiler_names()) names += (names.empty() ? "" : ", ") + n;
+      throw UserError("--backends", b.name,
+                      "cannot be measured: no compiler for it in this build (backends that run here: " + names + ")");
+    }
+  }
+}
+
 Cost MeasuredCostModel::estimate_impl(const CostRequest& request) const {
   return estimate_entry_impl(request).cost;
 }

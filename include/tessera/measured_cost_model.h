@@ -104,6 +104,8 @@ class MeasuredCostModel final : public CostModel {
  protected:
   Cost estimate_impl(const CostRequest& request) const override;
   CostEntry estimate_entry_impl(const CostRequest& request) const override;
+  // A backend without a compiler (a declarative spec such as "byoc") cannot be measured: UserError.
+  void check_backends_impl(const std::vector<BackendRef>& backends) const override;
 
  private:
   CostEntry measure(const CostRequest& request) const;
