@@ -1,0 +1,74 @@
+#include "search/explain.h"
+
+#include <map>
+#include <sstream>
+
+#include "search/collage_search.h"
+
+namespace tessera {
+namespace {
+
+std::string label_of(const IndexSet& nodes, const Graph& graph) {
+  std::string s;
+  nodes.for_each([&](int v) { s += (s.empty() ? "" : "+") + graph.node(v).op; });
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
+  const SearchProblem& problem = outcome.problem;
+  CollageOptions options;
+  options.initial = p.nodes.complement();
+  options.allowed.assign(problem.candidates.size(), 0);
+  for (size_t c = 0; c < problem.candidates.size(); ++c)
+    options.allowed[c] = problem.candidates[c].backend != p.backend && problem.candidates[c].inside().is_subset_of(p.nodes);
+  SearchResult r = collage_search(problem, options);
+  if (!r.found) return "none (no other backend can cover these nodes)";
+  std::map<std::string, int> per;
+  for (int c : r.chosen) ++per[problem.candidates[size_t(c)].backend];
+  std::ostringstream o;
+  bool first = true;
+  for (const auto& [b, k] : per) {
+    o << (first ? "" : " + ") << b << " x" << k;
+    first = false;
+  }
+  Cost base;
+  for (int c : r.chosen) base += problem.costs[size_t(c)];
+  o << " = " << base.to_string();
+  if (base.is_value() && p.cost.is_value()) {
+    double d = base.number() - p.cost.number();
+    o << " (" << (d >= 0 ? "+" : "") << d << ")";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
+  const Plan& plan = outcome.plan;
+  std::ostringstream o;
+  o << "plan: " << plan.partitions.size() << " partitions, total " << plan.total_cost.to_string() << " (transfer "
+    << plan.transfer_cost.to_string() << "), search " << plan.search << ", cost " << plan.cost_model << "\n";
+  for (size_t i = 0; i < plan.partitions.size(); ++i) {
+    const Partition& p = plan.partitions[i];
+    o << "partition " << i << "  " << p.backend << "  " << p.nodes.count() << " nodes  " << label_of(p.nodes, graph)
+      << "  cost " << p.cost.to_string() << "  fn " << p.function << "\n";
+    for (const ChosenCandidate& c : p.candidates) {
+      o << "    candidate " << label_of(c.nodes, graph) << " " << c.nodes.to_string() << " rule " << c.rule << " cost "
+        << c.cost.to_string();
+      for (const Composite& k : c.composites) o << " [" << k.name << "]";
+      o << "\n";
+    }
+    o << "    alternative: " << alternative(outcome, p) << "\n";
+  }
+  const SearchStats& s = plan.stats;
+  o << "stats: " << s.candidates << " candidates, " << s.costed << " costed functions ("
+    << outcome.estimate_stats.cache_hits << " cache hits), " << s.states << " states settled, " << s.states_pushed
+    << " pushed, " << s.states_popped << " popped\n";
+  o << "time: enumerate " << s.enumerate_ms << " ms, estimate " << s.estimate_ms << " ms, search " << s.search_ms
+    << " ms, coalesce " << s.coalesce_ms << " ms\n";
+  for (const auto& [reason, count] : outcome.rule_stats.rejections) o << "rejected: " << count << " x " << reason << "\n";
+  for (const std::string& l : outcome.limits) o << "limit: " << l << "\n";
+  return o.str();
+}
+
+}  // namespace tessera

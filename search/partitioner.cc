@@ -1,0 +1,178 @@
+#include "search/partitioner.h"
+
+#include <chrono>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "search/coalesce.h"
+#include "search/collage_search.h"
+#include "search/exhaustive_search.h"
+#include "search/greedy_search.h"
+#include "search/single_backend_search.h"
+#include "tessera/error.h"
+#include "tessera/structural_hash.h"
+#include "tessera/sub_graph.h"
+
+namespace tessera {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <typename F>
+void parallel_slots(int threads, size_t count, F&& f) {
+  if (threads == 1 || count < 64) {
+    for (size_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+  tbb::task_arena arena(threads <= 0 ? tbb::task_arena::automatic : threads);
+  arena.execute([&] { tbb::parallel_for(size_t{0}, count, [&](size_t i) { f(i); }); });
+}
+
+const BackendSpec* find_spec(const std::vector<BackendSpec>& backends, const std::string& name) {
+  for (const BackendSpec& b : backends)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_search_name(const std::string& name) {
+  return name == "collage" || name == "greedy" || name == "exhaustive" ||
+         (name.rfind("single:", 0) == 0 && name.size() > 7);
+}
+
+PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                 const CostModel& model, const PartitionOptions& options) {
+  if (!is_search_name(options.search))
+    throw UserError("--search", "", "unknown search '" + options.search +
+                                        "' (expected collage, greedy, exhaustive or single:<backend>)");
+  if (backends.empty()) throw UserError("--backends", "", "no backends given");
+  PartitionOutcome out;
+  Plan& plan = out.plan;
+  plan.model = options.model_path;
+  plan.search = options.search;
+  plan.cost_model = model.name();
+  for (const BackendSpec& b : backends) out.backend_order.push_back(b.name);
+
+  std::vector<BackendRef> refs;
+  for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
+  model.check_backends(refs);
+
+  // Candidates.
+  auto t0 = std::chrono::steady_clock::now();
+  out.index = std::make_unique<DataflowIndex>(graph);
+  const DataflowIndex& index = *out.index;
+  std::vector<std::vector<Candidate>> per_backend(backends.size());
+  std::vector<RuleStats> per_stats(backends.size());
+  parallel_slots(options.threads, backends.size(), [&](size_t i) {
+    PartitionRulePtr rule = backends[i].make_rule();
+    RuleContext context{index, backends[i].name, per_stats[i]};
+    per_backend[i] = rule->run(context);
+  });
+  std::vector<Candidate> candidates;
+  for (size_t i = 0; i < backends.size(); ++i) {
+    out.rule_stats.merge(per_stats[i]);
+    for (const std::string& l : per_stats[i].limits) out.limits.push_back(backends[i].name + ": " + l);
+    for (Candidate& c : per_backend[i]) candidates.push_back(std::move(c));
+  }
+  sort_and_dedupe(candidates);
+  plan.stats.enumerate_ms = ms_since(t0);
+
+  // Functions and costs.
+  t0 = std::chrono::steady_clock::now();
+  std::vector<Graph> functions(candidates.size());
+  std::vector<uint64_t> hashes(candidates.size());
+  parallel_slots(options.threads, candidates.size(), [&](size_t i) {
+    functions[i] = extract_function(graph, candidates[i].sub_graph);
+    hashes[i] = structural_hash(functions[i]);
+  });
+  std::vector<CostRequest> requests;
+  requests.reserve(candidates.size());
+  std::vector<std::string> devices;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const BackendSpec* spec = find_spec(backends, candidates[i].backend);
+    requests.emplace_back(functions[i], hashes[i], spec->name, spec->device, candidates[i].sub_graph.label());
+    devices.push_back(spec->device);
+  }
+  EstimateResult estimated = estimate_costs(model, requests, {options.threads, options.database});
+  out.estimate_stats = estimated.stats;
+  plan.stats.estimate_ms = ms_since(t0);
+  plan.stats.candidates = static_cast<int64_t>(candidates.size());
+  plan.stats.costed = static_cast<int64_t>(estimated.stats.unique);
+  functions.clear();
+
+  SearchProblem& problem = out.problem;
+  problem.index = &index;
+  problem.candidates = std::move(candidates);
+  problem.costs = std::move(estimated.costs);
+  problem.devices = std::move(devices);
+  problem.transfer_model = &model;
+  problem.prepare();
+
+  for (int v = 0; v < index.size(); ++v) {
+    if (!problem.by_node[size_t(v)].empty()) continue;
+    const Node& node = graph.node(v);
+    std::string why = "no backend in --backends can take op " + node.op;
+    for (size_t c = 0; c < problem.candidates.size(); ++c)
+      if (problem.candidates[c].inside().contains(v) && !problem.costs[c].is_value()) {
+        why = "no backend can take op " + node.op + " (" + problem.candidates[c].backend + ": " +
+              problem.costs[c].to_string() + ")";
+        break;
+      }
+    throw UserError(options.model_path, "node '" + node.name + "'", why);
+  }
+
+  // Search.
+  const std::string& search = options.search;
+  if (search == "collage") {
+    out.search = collage_search(problem);
+  } else if (search == "greedy") {
+    out.search = greedy_search(problem, out.backend_order);
+  } else if (search == "exhaustive") {
+    if (index.size() > options.exhaustive_max_nodes)
+      throw UserError("--search", "exhaustive", std::to_string(index.size()) + " nodes; exhaustive search takes at most " +
+                                                    std::to_string(options.exhaustive_max_nodes));
+    ExhaustiveResult r = exhaustive_search(problem);
+    if (!r.complete) throw UserError("--search", "exhaustive", "too many covers to enumerate; use collage");
+    out.search = std::move(r.result);
+  } else {
+    std::string target = search.substr(7);
+    if (!find_spec(backends, target))
+      throw UserError("--search", search, "backend '" + target + "' is not in --backends");
+    std::string fallback;
+    for (const BackendSpec& b : backends)
+      if (b.all_ops && b.name != target && fallback.empty()) fallback = b.name;
+    if (fallback.empty()) fallback = target;
+    out.search = single_backend_search(problem, target, fallback);
+  }
+  plan.stats.search_ms = out.search.stats.ms;
+  plan.stats.states = out.search.stats.states;
+  plan.stats.states_pushed = out.search.stats.pushed;
+  plan.stats.states_popped = out.search.stats.popped;
+  if (!out.search.found)
+    throw UserError(options.model_path, "", "no acyclic plan covers every node with --backends " + [&] {
+      std::string s;
+      for (const std::string& b : out.backend_order) s += (s.empty() ? "" : ",") + b;
+      return s;
+    }() + " and --search " + search);
+
+  // Partitions.
+  t0 = std::chrono::steady_clock::now();
+  plan.partitions = partitions_from_choice(problem, out.search.chosen);
+  if (options.coalesce) plan.partitions = coalesce_partitions(index, std::move(plan.partitions));
+  plan.stats.coalesce_ms = ms_since(t0);
+  parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
+    plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));
+  });
+  finalize_plan_order(plan, graph);
+  plan.transfer_cost = out.search.transfer;
+  plan.total_cost = Cost::zero();
+  for (const Partition& p : plan.partitions) plan.total_cost += p.cost;
+  plan.total_cost += plan.transfer_cost;
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,318 @@
+// The `tessera.plan` v1 writer and reader (include/tessera/plan.h).
+//
+// The writer builds the text by hand rather than through nlohmann::json::dump so that key order
+// and number format are fixed by this file alone (dump would print 24.570600000000002).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "tessera/error.h"
+#include "tessera/plan.h"
+#include "tessera/structural_hash.h"
+
+namespace tessera {
+namespace {
+
+std::string quote(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string cost_text(const Cost& c) {
+  return c.is_value() ? format_plan_number(c.number()) : quote(c.to_string());
+}
+
+std::string node_list(const IndexSet& nodes, const Graph& graph) {
+  std::string out = "[";
+  bool first = true;
+  nodes.for_each([&](int n) {
+    if (!first) out += ", ";
+    first = false;
+    out += quote(graph.node(n).name);
+  });
+  return out + "]";
+}
+
+// A partition's producers among the other partitions (owner[n] = partition of node n).
+std::vector<std::vector<int>> partition_edges(const std::vector<Partition>& parts, const Graph& graph) {
+  std::vector<int> owner(static_cast<size_t>(graph.num_nodes()), -1);
+  for (size_t p = 0; p < parts.size(); ++p) parts[p].nodes.for_each([&](int n) { owner[size_t(n)] = int(p); });
+  std::vector<std::vector<int>> preds(parts.size());
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    int to = owner[size_t(n)];
+    if (to < 0) continue;
+    for (ValueId v : graph.node(n).inputs) {
+      if (v == kNoValue) continue;
+      NodeId prod = graph.value(v).producer;
+      if (prod == kNoNode) continue;
+      int from = owner[size_t(prod)];
+      if (from >= 0 && from != to) preds[size_t(to)].push_back(from);
+    }
+  }
+  return preds;
+}
+
+Cost read_cost(const nlohmann::json& j, const std::string& file, const std::string& place) {
+  if (j.is_number()) {
+    double x = j.get<double>();
+    if (!(x >= 0)) throw UserError(file, place, "a cost must be a non-negative number");
+    return Cost::value(x);
+  }
+  if (j.is_string()) {
+    if (auto c = Cost::parse(j.get<std::string>())) return *c;
+  }
+  throw UserError(file, place, "expected a cost (a number, \"unknown\" or \"invalid(...)\")");
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& file,
+                            const std::string& place) {
+  if (!obj.is_object()) throw UserError(file, place, "expected an object");
+  auto it = obj.find(key);
+  if (it == obj.end()) throw UserError(file, place.empty() ? key : place + "." + key, "missing");
+  return *it;
+}
+
+std::string read_string(const nlohmann::json& obj, const char* key, const std::string& file,
+                        const std::string& place) {
+  const auto& v = field(obj, key, file, place);
+  if (!v.is_string()) throw UserError(file, place.empty() ? key : place + "." + key, "expected a string");
+  return v.get<std::string>();
+}
+
+IndexSet read_nodes(const nlohmann::json& j, const std::string& file, const std::string& place,
+                    const Graph& graph, const std::map<std::string, int>& by_name) {
+  if (!j.is_array()) throw UserError(file, place, "expected a list of node names");
+  IndexSet set(graph.num_nodes());
+  for (size_t i = 0; i < j.size(); ++i) {
+    std::string where = place + "[" + std::to_string(i) + "]";
+    if (!j[i].is_string()) throw UserError(file, where, "expected a node name");
+    auto it = by_name.find(j[i].get<std::string>());
+    if (it == by_name.end()) throw UserError(file, where, "no node '" + j[i].get<std::string>() + "' in the model");
+    set.insert(it->second);
+  }
+  return set;
+}
+
+}  // namespace
+
+std::string format_plan_number(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", x == 0.0 ? 0.0 : x);
+  std::string s = buf;
+  if (s.find_first_of(".einn") == std::string::npos) s += ".0";
+  return s;
+}
+
+void finalize_plan_order(Plan& plan, const Graph& graph) {
+  auto& parts = plan.partitions;
+  std::sort(parts.begin(), parts.end(), [](const Partition& a, const Partition& b) { return a.nodes.first() < b.nodes.first(); });
+  // Kahn's algorithm, always taking the ready partition with the smallest first node.
+  auto preds = partition_edges(parts, graph);
+  std::vector<int> missing(parts.size(), 0);
+  std::vector<std::vector<int>> succs(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    std::sort(preds[p].begin(), preds[p].end());
+    preds[p].erase(std::unique(preds[p].begin(), preds[p].end()), preds[p].end());
+    missing[p] = static_cast<int>(preds[p].size());
+    for (int q : preds[p]) succs[size_t(q)].push_back(int(p));
+  }
+  std::vector<int> ready, order;
+  for (size_t p = 0; p < parts.size(); ++p)
+    if (missing[p] == 0) ready.push_back(int(p));
+  while (!ready.empty()) {
+    auto it = std::min_element(ready.begin(), ready.end());
+    int p = *it;
+    ready.erase(it);
+    order.push_back(p);
+    for (int s : succs[size_t(p)])
+      if (--missing[size_t(s)] == 0) ready.push_back(s);
+  }
+  TESSERA_CHECK(order.size() == parts.size(), "finalize_plan_order: the partition DAG has a cycle");
+  std::vector<Partition> sorted;
+  sorted.reserve(parts.size());
+  for (int p : order) sorted.push_back(std::move(parts[size_t(p)]));
+  parts = std::move(sorted);
+  std::map<std::pair<std::string, uint64_t>, std::string> names;
+  for (auto& p : parts) {
+    auto key = std::make_pair(p.backend, p.function_hash);
+    auto it = names.find(key);
+    if (it == names.end())
+      it = names.emplace(key, "tvmgen_default_" + p.backend + "_main_" + std::to_string(names.size())).first;
+    p.function = it->second;
+  }
+}
+
+std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  std::ostringstream o;
+  auto ms = [&](double x) { return format_plan_number(options.with_timings ? x : 0.0); };
+  o << "{\"format\": \"tessera.plan\", \"version\": 1, \"model\": " << quote(plan.model)
+    << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model) << ",\n";
+  o << " \"total_cost\": " << cost_text(plan.total_cost) << ", \"transfer_cost\": " << cost_text(plan.transfer_cost)
+    << ",\n";
+  o << " \"partitions\": [";
+  for (size_t i = 0; i < plan.partitions.size(); ++i) {
+    const Partition& p = plan.partitions[i];
+    o << (i ? ",\n  " : "\n  ");
+    o << "{\"backend\": " << quote(p.backend) << ", \"device\": " << quote(p.device)
+      << ", \"nodes\": " << node_list(p.nodes, graph) << ",\n   \"cost\": " << cost_text(p.cost)
+      << ", \"function\": " << quote(p.function) << ", \"function_hash\": " << quote(hash_hex(p.function_hash))
+      << ",\n   \"candidates\": [";
+    for (size_t c = 0; c < p.candidates.size(); ++c) {
+      const ChosenCandidate& cc = p.candidates[c];
+      o << (c ? ",\n    " : "\n    ");
+      o << "{\"nodes\": " << node_list(cc.nodes, graph) << ", \"rule\": " << quote(cc.rule)
+        << ", \"cost\": " << cost_text(cc.cost) << ", \"composites\": [";
+      for (size_t k = 0; k < cc.composites.size(); ++k) {
+        const Composite& comp = cc.composites[k];
+        o << (k ? ", " : "") << "{\"name\": " << quote(comp.name) << ", \"pattern\": " << quote(comp.pattern)
+          << ", \"nodes\": " << node_list(comp.inside, graph) << "}";
+      }
+      o << "]}";
+    }
+    o << (p.candidates.empty() ? "]}" : "\n   ]}");
+  }
+  o << (plan.partitions.empty() ? "],\n" : "\n ],\n");
+  const SearchStats& s = plan.stats;
+  o << " \"stats\": {\"candidates\": " << s.candidates << ", \"states\": " << s.states
+    << ", \"search_ms\": " << ms(s.search_ms) << ", \"states_pushed\": " << s.states_pushed
+    << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed
+    << ", \"enumerate_ms\": " << ms(s.enumerate_ms) << ", \"estimate_ms\": " << ms(s.estimate_ms)
+    << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}}\n";
+  return o.str();
+}
+
+nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  return nlohmann::json::parse(plan_to_json_text(plan, graph, options));
+}
+
+Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  if (!j.is_object()) throw UserError(file, "", "expected a JSON object");
+  if (read_string(j, "format", file, "") != "tessera.plan")
+    throw UserError(file, "format", "expected \"tessera.plan\"");
+  const auto& version = field(j, "version", file, "");
+  if (!version.is_number_integer() || version.get<int>() != 1)
+    throw UserError(file, "version", "unsupported version (this tessera reads version 1)");
+  std::map<std::string, int> by_name;
+  for (int n = 0; n < graph.num_nodes(); ++n) by_name.emplace(graph.node(n).name, n);
+
+  Plan plan;
+  plan.model = read_string(j, "model", file, "");
+  plan.search = read_string(j, "search", file, "");
+  plan.cost_model = read_string(j, "cost_model", file, "");
+  plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
+  plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
+  const auto& parts = field(j, "partitions", file, "");
+  if (!parts.is_array()) throw UserError(file, "partitions", "expected a list");
+  IndexSet seen(graph.num_nodes());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string place = "partitions[" + std::to_string(i) + "]";
+    const auto& pj = parts[i];
+    Partition p;
+    p.backend = read_string(pj, "backend", file, place);
+    p.device = pj.contains("device") ? read_string(pj, "device", file, place) : "cpu";
+    p.nodes = read_nodes(field(pj, "nodes", file, place), file, place + ".nodes", graph, by_name);
+    if (p.nodes.empty()) throw UserError(file, place + ".nodes", "a partition needs at least one node");
+    if (p.nodes.intersects(seen))
+      throw UserError(file, place + ".nodes",
+                      "node '" + graph.node((p.nodes & seen).first()).name + "' is already in another partition");
+    seen |= p.nodes;
+    p.cost = read_cost(field(pj, "cost", file, place), file, place + ".cost");
+    p.function = read_string(pj, "function", file, place);
+    if (pj.contains("function_hash")) {
+      std::string h = read_string(pj, "function_hash", file, place);
+      try {
+        size_t used = 0;
+        p.function_hash = std::stoull(h, &used, 16);
+        if (used != h.size()) throw std::invalid_argument(h);
+      } catch (const std::exception&) {
+        throw UserError(file, place + ".function_hash", "expected 16 hex digits");
+      }
+    }
+    if (pj.contains("candidates")) {
+      const auto& cs = pj["candidates"];
+      if (!cs.is_array()) throw UserError(file, place + ".candidates", "expected a list");
+      for (size_t c = 0; c < cs.size(); ++c) {
+        std::string cplace = place + ".candidates[" + std::to_string(c) + "]";
+        ChosenCandidate cc;
+        cc.nodes = read_nodes(field(cs[c], "nodes", file, cplace), file, cplace + ".nodes", graph, by_name);
+        cc.rule = cs[c].contains("rule") ? read_string(cs[c], "rule", file, cplace) : "";
+        cc.cost = read_cost(field(cs[c], "cost", file, cplace), file, cplace + ".cost");
+        if (cs[c].contains("composites")) {
+          const auto& comps = cs[c]["composites"];
+          if (!comps.is_array()) throw UserError(file, cplace + ".composites", "expected a list");
+          for (size_t k = 0; k < comps.size(); ++k) {
+            std::string kplace = cplace + ".composites[" + std::to_string(k) + "]";
+            Composite comp;
+            comp.name = read_string(comps[k], "name", file, kplace);
+            comp.pattern = comps[k].contains("pattern") ? read_string(comps[k], "pattern", file, kplace) : "";
+            comp.inside = read_nodes(field(comps[k], "nodes", file, kplace), file, kplace + ".nodes", graph, by_name);
+            cc.composites.push_back(std::move(comp));
+          }
+        }
+        if (!cc.nodes.is_subset_of(p.nodes))
+          throw UserError(file, cplace + ".nodes", "a candidate's nodes must lie inside its partition");
+        p.candidates.push_back(std::move(cc));
+      }
+    }
+    plan.partitions.push_back(std::move(p));
+  }
+  if (j.contains("stats") && j["stats"].is_object()) {
+    const auto& s = j["stats"];
+    auto num = [&](const char* k, auto& out) {
+      if (s.contains(k) && s[k].is_number()) out = s[k].get<std::decay_t<decltype(out)>>();
+    };
+    num("candidates", plan.stats.candidates);
+    num("states", plan.stats.states);
+    num("states_pushed", plan.stats.states_pushed);
+    num("states_popped", plan.stats.states_popped);
+    num("costed", plan.stats.costed);
+    num("search_ms", plan.stats.search_ms);
+    num("enumerate_ms", plan.stats.enumerate_ms);
+    num("estimate_ms", plan.stats.estimate_ms);
+    num("coalesce_ms", plan.stats.coalesce_ms);
+  }
+  return plan;
+}
+
+Plan read_plan_file(const std::string& path, const Graph& graph) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path, "", "cannot read plan file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(path, "byte " + std::to_string(e.byte), "not valid JSON");
+  }
+  return plan_from_json(j, path, graph);
+}
+
+void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  std::string text = plan_to_json_text(plan, graph, options);
+  std::filesystem::path out(path);
+  std::filesystem::path tmp = out;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw UserError(path, "", "cannot write plan file");
+    f << text;
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw UserError(path, "", "cannot write plan file");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UserError(path, "", "cannot write plan file: " + ec.message());
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,69 @@
+// SearchProblem: what every search strategy sees, and SearchResult: what it answers.
+//
+// Terms. The problem is the frozen graph's DataflowIndex plus the costed candidates of every
+// backend (candidate.h order) and, per candidate, the device it runs on. A search picks a set of
+// candidates (by index into `candidates`) that covers every node exactly once and whose partition
+// DAG is acyclic; its cost is the sum of the chosen candidates' costs plus transfer costs.
+//
+//   candidates  [tvm{0} 2.0] [byoc{0} 1.0] [tvm{1} 2.0] [byoc{0,1} 1.9] ...
+//   search  ->  chosen {3}, total 1.9
+//
+// Transfer (transfer_accounting.h): a value produced by a node on device A and read by a chosen
+// candidate on device B != A costs CostModel::transfer(bytes, A, B), once per (value, device).
+// Graph inputs and outputs are not charged (they live wherever their first user wants them).
+//
+// Candidates whose cost is not a Value (Unknown, Invalid) are never chosen: a plan's cost must be
+// a number. `ext[i]` (external producers: nodes outside candidate i that feed it) is precomputed
+// once, because every strategy asks "are this candidate's inputs covered?".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/candidate.h"
+#include "tessera/cost.h"
+#include "tessera/cost_model.h"
+#include "tessera/dataflow_index.h"
+#include "tessera/index_set.h"
+
+namespace tessera {
+
+struct SearchProblem {
+  const DataflowIndex* index = nullptr;
+  std::vector<Candidate> candidates;     // sorted (candidate_less), deduplicated
+  std::vector<Cost> costs;               // costs[i] for candidates[i]
+  std::vector<std::string> devices;      // devices[i]: device of candidates[i]'s backend
+  const CostModel* transfer_model = nullptr;   // prices device crossings; nullptr = all free
+
+  // Derived by prepare(): external producers per candidate, candidate ids per node, device ids.
+  std::vector<IndexSet> ext;
+  std::vector<std::vector<int>> by_node;       // by_node[n]: usable candidates containing n, ascending
+  std::vector<int> device_id;                  // per candidate, index into device_names
+  std::vector<std::string> device_names;       // sorted, distinct
+
+  void prepare();                              // call once after filling the fields above
+  int num_nodes() const { return index->size(); }
+  bool usable(int c) const { return costs[static_cast<size_t>(c)].is_value(); }
+  bool multi_device() const { return device_names.size() > 1; }
+};
+
+struct SearchStatsCounts {
+  int64_t states = 0;          // distinct states settled (collage) or covers examined (exhaustive)
+  int64_t pushed = 0;
+  int64_t popped = 0;
+  double ms = 0.0;
+};
+
+struct SearchResult {
+  bool found = false;
+  std::vector<int> chosen;     // candidate indices, ascending
+  Cost total;                  // candidates + transfer
+  Cost transfer;
+  SearchStatsCounts stats;
+};
+
+// Sum of chosen candidate costs plus transfer costs, for any complete cover (no validity check).
+SearchResult price_cover(const SearchProblem& problem, std::vector<int> chosen);
+
+}  // namespace tessera

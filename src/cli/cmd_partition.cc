@@ -1,0 +1,116 @@
+// tessera partition MODEL --backends a,b,c [--backend-spec FILE]... [--cost MODEL]
+//   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
+//   [--cache DB] [-j N] [--no-coalesce] [--explain] [--timings]
+// (CONTRACTS.md). The pipeline is search/partitioner.h; this file is option glue and output.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "commands.h"
+#include "model_options.h"
+#include "search/explain.h"
+#include "search/partitioner.h"
+#include "tessera/backend_spec.h"
+#include "tessera/cost_database.h"
+#include "tessera/cost_model.h"
+#include "tessera/emit_pipeline.h"
+#include "tessera/error.h"
+#include "tessera/measured_cost_model.h"
+#include "tessera/plan.h"
+
+namespace tessera::cli {
+namespace {
+
+struct PartitionArgs {
+  ModelOptions model;
+  std::string backends;
+  std::vector<std::string> specs;
+  std::string cost;
+  std::string search = "collage";
+  std::string plan_path;
+  std::string emit_dir;
+  std::string cache;
+  int threads = 1;
+  bool no_coalesce = false;
+  bool explain = false;
+  bool timings = false;
+};
+
+// The --emit hook: writes everything under DIR that CONTRACTS.md lists (src/emit/emit_pipeline.h):
+// plan.json, module.txt, module.onnx, graph.dot, graph.svg.
+void emit_outputs(const std::string& dir, const Plan& plan, const Graph& graph, const PlanJsonOptions& json) {
+  EmitResult emitted = emit_module(graph, plan, default_emit_options(plan));
+  for (const std::string& note : emitted.notes) std::fprintf(stderr, "tessera: note: codegen skipped %s\n", note.c_str());
+  write_emit_dir(dir, graph, plan, emitted.module, plan_to_json_text(plan, graph, json));
+}
+
+void print_summary(const Plan& plan) {
+  std::map<std::string, std::pair<int, Cost>> per;
+  for (const Partition& p : plan.partitions) {
+    auto& e = per[p.backend];
+    ++e.first;
+    e.second += p.cost;
+  }
+  std::printf("%s: %zu partitions, total cost %s (%s), transfer %s, search %s\n", plan.model.c_str(),
+              plan.partitions.size(), format_plan_number(plan.total_cost.is_value() ? plan.total_cost.number() : 0).c_str(),
+              plan.cost_model.c_str(), plan.transfer_cost.to_string().c_str(), plan.search.c_str());
+  for (const auto& [backend, e] : per)
+    std::printf("  %-8s %4d partitions  cost %s\n", backend.c_str(), e.first, e.second.to_string().c_str());
+  std::printf("  %lld candidates, %lld costed, %lld states, search %.2f ms\n", (long long)plan.stats.candidates,
+              (long long)plan.stats.costed, (long long)plan.stats.states, plan.stats.search_ms);
+}
+
+void run_partition(const PartitionArgs& a) {
+  if (!is_search_name(a.search))
+    throw UserError("--search", "", "unknown search '" + a.search + "' (expected collage, greedy, exhaustive or single:<backend>)");
+  std::vector<std::string> names = split_backend_list(a.backends);
+  if (a.search.rfind("single:", 0) == 0) {
+    std::string target = a.search.substr(7);
+    if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
+  }
+  std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
+  std::unique_ptr<CostModel> model = make_cost_model(a.cost.empty() ? "roofline" : a.cost, measure_cost_model_options());
+  Graph graph = a.model.load();
+  std::unique_ptr<CostDatabase> db;
+  if (!a.cache.empty()) db = CostDatabase::open(a.cache);
+
+  PartitionOptions options;
+  options.model_path = a.model.path;
+  options.search = a.search;
+  options.threads = a.threads;
+  options.database = db.get();
+  options.coalesce = !a.no_coalesce;
+  PartitionOutcome outcome = partition_graph(graph, backends, *model, options);
+  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+
+  PlanJsonOptions json;
+  json.with_timings = a.timings;
+  if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, json);
+  if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, outcome.plan, graph, json);
+  if (a.explain) std::fputs(explain_plan(outcome, graph).c_str(), stdout);
+  else if (a.plan_path.empty()) print_summary(outcome.plan);
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app) {
+  auto args = std::make_shared<PartitionArgs>();
+  auto* cmd = app.add_subcommand("partition", "search for the cheapest acyclic partition plan");
+  args->model.add_to(*cmd);
+  cmd->add_option("--backends", args->backends, "backends the plan may use, a,b,c")->required();
+  cmd->add_option("--backend-spec", args->specs, "a tessera.backend spec file (repeatable)");
+  cmd->add_option("--cost", args->cost, "mock:FILE, roofline[:DEVICE], measure (default roofline)");
+  cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
+  cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
+  cmd->add_option("--emit", args->emit_dir, "write the plan and partitioned module into this directory");
+  cmd->add_option("--cache", args->cache, "cost database to read and extend");
+  cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N)");
+  cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
+  cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
+  cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
+  cmd->callback([args] { run_partition(*args); });
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,78 @@
+// collage == exhaustive in total cost on random small DAGs with random backends and random mock
+// costs; every plan from every strategy is checked valid (covering, convex, supported, acyclic).
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "../partition/test_graphs.h"
+#include "search/plan_check.h"
+#include "search_fixture.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
+namespace {
+
+const std::vector<std::string> kUnary{"Relu", "Abs", "Sigmoid", "Reshape", "Softmax", "MatMul"};
+const std::vector<std::string> kBinary{"Add", "Mul", "Concat"};
+
+BackendSpec random_backend(std::mt19937& rng, const std::string& name) {
+  auto coin = [&](int k) { return std::uniform_int_distribution<int>(0, k - 1)(rng) == 0; };
+  BackendSpec spec;
+  spec.name = name;
+  for (const auto* list : {&kUnary, &kBinary})
+    for (const std::string& op : *list)
+      if (coin(2)) spec.ops.push_back(op);
+  std::sort(spec.ops.begin(), spec.ops.end());
+  spec.fusion = static_cast<FusionStyle>(std::uniform_int_distribution<int>(0, 2)(rng));
+  spec.limits.max_depth = std::uniform_int_distribution<int>(0, 4)(rng);
+  spec.limits.max_exits = std::uniform_int_distribution<int>(1, 3)(rng);
+  spec.limits.allow_taps = coin(2);
+  spec.source = "<random>";
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[search][random]") {
+  std::mt19937 rng(20240611);
+  int compared = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = std::uniform_int_distribution<int>(3, 11)(rng);
+    Graph g = random_dag(rng, n, kUnary, kBinary);
+    const int k = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<BackendSpec> backends;
+    for (int i = 0; i < k; ++i) backends.push_back(random_backend(rng, "b" + std::to_string(i)));
+    // A fallback that can always take a node alone, as ref does.
+    BackendSpec host = builtin_backend_spec("ref");
+    backends.push_back(host);
+    MockCosts mc;
+    std::uniform_real_distribution<double> w(0.5, 5.0);
+    for (const BackendSpec& b : backends) {
+      MockBackendCosts& c = mc.backends[b.name];
+      c.per_op = w(rng);
+      c.decay = std::uniform_real_distribution<double>(0.3, 1.0)(rng);
+      c.overhead = std::uniform_int_distribution<int>(0, 1)(rng) ? w(rng) : 0.0;
+      if (std::uniform_int_distribution<int>(0, 1)(rng)) c.op["Relu"] = w(rng);
+    }
+    MockCostModel costs(mc);
+    INFO("trial " << trial << ", " << n << " nodes, " << backends.size() << " backends");
+    PartitionOutcome collage = run_search(g, backends, costs, "collage");
+    PartitionOutcome exhaustive = run_search(g, backends, costs, "exhaustive", false);
+    REQUIRE(collage.plan.total_cost.is_value());
+    CHECK(collage.plan.total_cost.number() == Approx(exhaustive.plan.total_cost.number()).epsilon(1e-9));
+    ++compared;
+    for (const PartitionOutcome* o : {&collage, &exhaustive}) {
+      auto bad = check_plan(o->plan, *o->index, backends);
+      INFO(o->plan.search << ": " << bad.value_or(""));
+      CHECK_FALSE(bad);
+    }
+    for (std::string search : {"greedy", "single:b0"}) {
+      PartitionOutcome other = run_search(g, backends, costs, search);
+      auto bad = check_plan(other.plan, *other.index, backends);
+      INFO(search << ": " << bad.value_or(""));
+      CHECK_FALSE(bad);
+      CHECK(other.plan.total_cost >= collage.plan.total_cost);
+    }
+  }
+  CHECK(compared == 300);
+}

@@ -1,0 +1,58 @@
+// The tessera.plan v1 writer and reader: fixed number format, round trip, rejection of bad files.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "../partition/test_graphs.h"
+#include "search_fixture.h"
+#include "tessera/error.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
+TEST_CASE("plan numbers have one fixed format", "[search][plan]") {
+  CHECK(format_plan_number(34.5706) == "34.5706");
+  CHECK(format_plan_number(0.0) == "0.0");
+  CHECK(format_plan_number(-0.0) == "0.0");
+  CHECK(format_plan_number(24.570600000000002) == "24.5706");
+  CHECK(format_plan_number(2.0) == "2.0");
+  CHECK(format_plan_number(1.25e-7) == "1.25e-07");
+}
+
+TEST_CASE("a plan survives write, read, write byte for byte", "[search][plan]") {
+  GraphBuilder b;
+  ValueId r0 = b.op("Relu", "r0", {b.input("x")});
+  ValueId a = b.op("Abs", "a", {r0});
+  ValueId r1 = b.op("Relu", "r1", {a});
+  b.output(b.op("Add", "out", {a, r1}));
+  std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 3)};
+  auto costs = mock_costs({{"tvm", 2.0}, {"byoc", 1.0}});
+  PartitionOutcome out = run_search(b.g, backends, costs);
+  std::string text = plan_to_json_text(out.plan, b.g);
+  CHECK(text.find("\"total_cost\": 4.9,") != std::string::npos);
+  CHECK(text.find("\"search_ms\": 0.0") != std::string::npos);
+  CHECK(text.find("\"composites\": [{\"name\": \"byoc.relu\"") != std::string::npos);
+  Plan back = plan_from_json(nlohmann::json::parse(text), "p.json", b.g);
+  CHECK(plan_to_json_text(back, b.g) == text);
+  REQUIRE(back.partitions.size() == 3);
+  CHECK(back.partitions[2].nodes == IndexSet(4, {2, 3}));
+
+  const std::string path = "build-search-plan-test.json";
+  write_plan_file(path, out.plan, b.g);
+  CHECK(plan_to_json_text(read_plan_file(path, b.g), b.g) == text);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad plan files are user errors naming the place", "[search][plan]") {
+  GraphBuilder b;
+  b.output(b.op("Relu", "r0", {b.input("x")}));
+  auto parse = [&](const std::string& s) { return plan_from_json(nlohmann::json::parse(s), "p.json", b.g); };
+  const std::string head = R"({"format": "tessera.plan", "version": 1, "model": "m", "search": "collage",
+     "cost_model": "mock", "total_cost": 1.0, "transfer_cost": 0.0, "partitions": )";
+  CHECK_THROWS_WITH(parse(head + R"([{"backend": "ref", "nodes": ["zz"], "cost": 1.0, "function": "f"}]})"),
+                    "p.json: partitions[0].nodes[0]: no node 'zz' in the model");
+  CHECK_THROWS_WITH(parse(head + R"([{"backend": "ref", "nodes": ["r0"], "cost": 1.0, "function": "f"},
+                                     {"backend": "ref", "nodes": ["r0"], "cost": 1.0, "function": "f"}]})"),
+                    "p.json: partitions[1].nodes: node 'r0' is already in another partition");
+  CHECK_THROWS_AS(parse(R"({"format": "tessera.graph", "version": 1})"), UserError);
+  CHECK_NOTHROW(parse(head + R"([{"backend": "ref", "nodes": ["r0"], "cost": "unknown", "function": "f"}]})"));
+}

@@ -1,0 +1,56 @@
+// Shared helpers for search tests: Collage's test backends with adjustable limits, mock costs
+// built in code, and one call that runs the whole pipeline.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "search/partitioner.h"
+#include "tessera/backend_spec.h"
+#include "tessera/mock_cost_model.h"
+
+namespace tessera::testing {
+
+inline BackendSpec collage_backend(const std::string& name, int max_depth) {
+  BackendSpec spec = builtin_backend_spec(name);
+  spec.limits.max_depth = max_depth;
+  spec.limits.max_exits = 1;
+  spec.limits.allow_taps = false;
+  return spec;
+}
+
+inline MockCostModel mock_costs(const std::map<std::string, double>& per_op) {
+  MockCosts costs;
+  costs.file = "<test>";
+  for (const auto& [backend, c] : per_op) costs.backends[backend].per_op = c;
+  return MockCostModel(costs);
+}
+
+inline PartitionOutcome run_search(const Graph& g, const std::vector<BackendSpec>& backends, const CostModel& model,
+                                   const std::string& search = "collage", bool coalesce = true, int threads = 1) {
+  PartitionOptions options;
+  options.model_path = "test";
+  options.search = search;
+  options.coalesce = coalesce;
+  options.threads = threads;
+  return partition_graph(g, backends, model, options);
+}
+
+// "byoc{r0} tvm{a} byoc{r1,out}": partitions in plan order with node names.
+inline std::string describe(const Plan& plan, const Graph& g) {
+  std::string s;
+  for (const Partition& p : plan.partitions) {
+    if (!s.empty()) s += " ";
+    s += p.backend + "{";
+    bool first = true;
+    p.nodes.for_each([&](int v) {
+      s += (first ? "" : ",") + g.node(v).name;
+      first = false;
+    });
+    s += "}";
+  }
+  return s;
+}
+
+}  // namespace tessera::testing
