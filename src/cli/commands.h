@@ -12,6 +12,7 @@ void add_candidates_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
 void add_partition_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_show_command(CLI::App& app);

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   tessera::cli::add_calibrate_command(app);
   tessera::cli::add_cache_command(app);
   tessera::cli::add_partition_command(app);
+  tessera::cli::add_tune_command(app);
   tessera::cli::add_run_command(app);
   tessera::cli::add_bench_command(app);
   tessera::cli::add_show_command(app);

@@ -1,0 +1,23 @@
+// The `tessera bench --svg` chart: per backend combination, two bars, predicted and measured
+// milliseconds, on one linear axis. Written by hand (no plotting dependency): a fixed-size SVG with
+// a title, a grid of 5 ticks, a legend and each value printed above its bar, so the file reads
+// without hovering. A combination that failed (no plan, or a run error) gets no bars and its
+// reason in place of the value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct BenchRow {
+  std::vector<std::string> backends;
+  std::optional<double> predicted_ms;   // nullopt: no plan, or a cost model without a time unit
+  std::optional<double> measured_ms;    // nullopt: not run / failed
+  std::string error;                    // why a value is missing
+};
+
+std::string bench_chart_svg(const std::string& title, const std::vector<BenchRow>& rows);
+
+}  // namespace tessera

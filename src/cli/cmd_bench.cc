@@ -1,0 +1,125 @@
+// tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
+//   [--repeat N] [--threads T] [--json] [--svg OUT.svg]
+// (CONTRACTS.md). Per backend combination: partition (search/partitioner.h), then build the plan's
+// executor and time it (latency.h). Prints a table; --json prints a list of {"backends",
+// "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
+// with null values); --svg writes bench_chart.h's bar chart. Every combination runs with the same
+// seeded inputs and weights, one after another, in the order given.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_options.h"
+#include "search/partitioner.h"
+#include "tessera/backend_compiler.h"
+#include "tessera/backend_spec.h"
+#include "tessera/bench_chart.h"
+#include "tessera/cost_model.h"
+#include "tessera/error.h"
+#include "tessera/executor.h"
+#include "tessera/latency.h"
+#include "tessera/model_data.h"
+
+namespace tessera::cli {
+namespace {
+
+struct BenchArgs {
+  ModelOptions model;
+  std::vector<std::string> combos;
+  std::string cost = "roofline";
+  std::string search = "collage";
+  std::string cache;
+  int repeat = 10;
+  int threads = 1;
+  bool json = false;
+  std::string svg;
+};
+
+BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, const std::string& combo,
+                   const CostModel& model, const BenchArgs& a, CostDatabase* db) {
+  BenchRow row;
+  row.backends = split_backend_list(combo);
+  try {
+    PartitionOptions options;
+    options.model_path = a.model.path;
+    options.search = a.search;
+    options.database = db;
+    PartitionOutcome outcome = partition_graph(graph, resolve_backends(row.backends, {}), model, options);
+    // Costs of "roofline" and "measure" are seconds; mock units have no time meaning.
+    if (model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
+    Executor executor(graph, outcome.plan);
+    row.measured_ms = measure_latency(executor, inputs, a.repeat).median_ms;
+  } catch (const UserError& e) {
+    row.error = e.what();
+  } catch (const KernelUnsupported& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+void run_bench(const BenchArgs& a) {
+  if (a.combos.empty()) throw UserError("--combos", "", "give at least one backend combination, e.g. \"ref\" \"ref,onednn\"");
+  if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
+  set_compute_threads(std::max(1, a.threads));
+  Graph graph = a.model.load();
+  std::vector<HostTensor> inputs = model_inputs(graph, 0);
+  std::unique_ptr<CostModel> model = make_cost_model(a.cost);
+  std::unique_ptr<CostDatabase> db;
+  if (!a.cache.empty()) db = CostDatabase::open(a.cache);
+
+  std::vector<BenchRow> rows;
+  for (const std::string& combo : a.combos) rows.push_back(bench_one(graph, inputs, combo, *model, a, db.get()));
+
+  if (a.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const BenchRow& r : rows) {
+      nlohmann::json j;
+      j["backends"] = r.backends;
+      j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
+      j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
+      if (!r.error.empty()) j["error"] = r.error;
+      list.push_back(j);
+    }
+    std::printf("%s\n", list.dump(2).c_str());
+  } else {
+    std::printf("%s (cost %s, search %s, %d thread%s, median of %d)\n", a.model.path.c_str(), model->name().c_str(),
+                a.search.c_str(), a.threads, a.threads == 1 ? "" : "s", a.repeat);
+    std::printf("%-28s %14s %14s %8s\n", "backends", "predicted ms", "measured ms", "pred/meas");
+    for (const BenchRow& r : rows) {
+      std::string name;
+      for (const std::string& b : r.backends) name += (name.empty() ? "" : ",") + b;
+      auto cell = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 10) : std::string("-"); };
+      std::string ratio = r.predicted_ms && r.measured_ms && *r.measured_ms > 0
+                              ? std::to_string(*r.predicted_ms / *r.measured_ms).substr(0, 5) : "-";
+      std::printf("%-28s %14s %14s %8s%s%s\n", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
+                  ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
+    }
+  }
+  if (!a.svg.empty()) {
+    std::ofstream out(a.svg);
+    if (!out) throw UserError(a.svg, "", "cannot write");
+    out << bench_chart_svg(a.model.path + ": predicted (" + model->name() + ") vs measured", rows);
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "per backend combination: plan, predicted cost, measured end-to-end latency");
+  args->model.add_to(*cmd);
+  cmd->add_option("--combos", args->combos, "backend combinations, each a,b,c (several arguments)")->required()->expected(1, -1);
+  cmd->add_option("--cost", args->cost, "cost model for planning: roofline[:DEVICE] (default), measure, mock:FILE");
+  cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive");
+  cmd->add_option("--cache", args->cache, "cost database to read and extend");
+  cmd->add_option("--repeat", args->repeat, "timed runs per combination after one warm-up (default 10)");
+  cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
+  cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");
+  cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
+  cmd->callback([args] { run_bench(*args); });
+}
+
+}  // namespace tessera::cli

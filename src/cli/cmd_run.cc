@@ -1,0 +1,126 @@
+// tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
+//   [--input NAME=FILE.npy]... [--seed S] [--dump-ir DIR]
+// (CONTRACTS.md). Builds the executor (include/tessera/executor.h) once, warms up, times
+// --repeat runs and reports the median; --check compares with ref (ref_check.h).
+// --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_options.h"
+#include "tessera/backend_compiler.h"
+#include "tessera/error.h"
+#include "tessera/executor.h"
+#include "tessera/latency.h"
+#include "tessera/model_data.h"
+#include "tessera/module_printer.h"
+#include "tessera/npy.h"
+#include "tessera/plan.h"
+#include "tessera/ref_check.h"
+
+namespace tessera::cli {
+namespace {
+
+struct RunArgs {
+  ModelOptions model;
+  std::string plan_path;
+  bool check = false;
+  int repeat = 10;
+  int threads = 1;
+  bool json = false;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  std::string dump_dir;
+};
+
+std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& specs) {
+  std::map<std::string, HostTensor> out;
+  for (const std::string& s : specs) {
+    size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw UserError("--input", s, "expected NAME=FILE.npy");
+    out[s.substr(0, eq)] = read_npy(s.substr(eq + 1));
+  }
+  return out;
+}
+
+void run_run(const RunArgs& a) {
+  if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
+  if (a.threads < 1) throw UserError("--threads", "", "must be >= 1");
+  set_compute_threads(a.threads);
+  Graph graph = a.model.load();
+  Plan plan = read_plan_file(a.plan_path, graph);
+  std::vector<HostTensor> inputs = model_inputs(graph, a.seed, read_inputs(a.inputs));
+
+  ExecutorOptions options;
+  options.seed = a.seed;
+  int dumped = 0;
+  if (!a.dump_dir.empty()) {
+    std::filesystem::create_directories(a.dump_dir);
+    options.dump = [&](const std::string& step, const Module& m) {
+      std::ofstream(std::filesystem::path(a.dump_dir) / (std::to_string(dumped++) + "_" + step + ".txt")) << print_module(m);
+    };
+  }
+  Executor executor(graph, plan, options);
+  for (const std::string& s : executor.codegen_skipped())
+    std::fprintf(stderr, "tessera: warning: not compiled, runs on ref kernels: %s\n", s.c_str());
+
+  std::optional<CheckReport> report;
+  if (a.check) report = check_against_ref(executor, inputs);
+  LatencyStats latency = measure_latency(executor, inputs, a.repeat);
+
+  const bool ok = !report || report->ok;
+  if (a.json) {
+    nlohmann::json j;
+    j["latency_ms"] = latency.median_ms;
+    j["max_abs_error"] = report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr);
+    j["ok"] = ok;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s: %zu partitions, %zu functions (%zu compiled), compile %.1f ms, workspace %.2f MiB\n",
+                a.model.path.c_str(), plan.partitions.size(), executor.module().functions.size(),
+                executor.module().external_modules.size(), executor.compile_ms(),
+                static_cast<double>(executor.workspace_bytes()) / (1 << 20));
+    std::printf("latency: median %.3f ms (min %.3f, max %.3f) over %d runs, %d thread%s\n", latency.median_ms,
+                latency.min_ms, latency.max_ms, a.repeat, a.threads, a.threads == 1 ? "" : "s");
+    if (report) {
+      for (const CheckedValue& v : report->outputs)
+        std::printf("check: output %s max abs error %.3g %s\n", v.name.c_str(), v.result.max_abs_error,
+                    v.result.ok ? "ok" : v.result.reason.c_str());
+      int bad = 0;
+      for (const CheckedValue& v : report->partitions) bad += v.result.ok ? 0 : 1;
+      std::printf("check: %zu partition outputs compared, %d out of tolerance; %s\n", report->partitions.size(), bad,
+                  report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
+    }
+  }
+  if (!ok) {   // a failed check is not a usage error (2): exit 1, after the report
+    std::fflush(stdout);
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "execute a model as a plan partitions it; time it, check it against ref");
+  args->model.add_to(*cmd);
+  cmd->add_option("--plan", args->plan_path, "the plan (tessera.plan JSON)")->required();
+  cmd->add_flag("--check", args->check, "also run every node on ref and compare every output");
+  cmd->add_option("--repeat", args->repeat, "timed runs after one warm-up (median reported; default 10)");
+  cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
+  cmd->add_flag("--json", args->json, "print {\"latency_ms\", \"max_abs_error\", \"ok\"}");
+  cmd->add_option("--input", args->inputs, "NAME=FILE.npy: an input from a file (f32/i64; default seeded random)");
+  cmd->add_option("--seed", args->seed, "seed of random inputs and of weights the model lacks (default 0)");
+  cmd->add_option("--dump-ir", args->dump_dir, "write the module after each pipeline step into this directory");
+  cmd->callback([args] { run_run(*args); });
+}
+
+}  // namespace tessera::cli

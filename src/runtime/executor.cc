@@ -1,0 +1,56 @@
+// The executor's build pipeline and run loop (see executor.h).
+#include "tessera/executor.h"
+
+#include <chrono>
+
+#include "backends/ref/ref_kernels.h"
+#include "tessera/emit_pipeline.h"
+#include "tessera/error.h"
+#include "tessera/model_data.h"
+
+namespace tessera {
+
+Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& options)
+    : model_(with_seeded_weights(graph, options.seed)) {
+  auto start = std::chrono::steady_clock::now();
+  EmitOptions emit = default_emit_options(plan);
+  emit.dump = options.dump;
+  EmitResult emitted = emit_module(model_, plan, emit);
+  skipped_ = std::move(emitted.notes);
+  module_ = std::make_unique<Module>(std::move(emitted.module));
+  if (!module_->main_lowered) throw UserError(plan.model, "", "emit produced no lowered main");
+
+  ref_kernels_ = std::make_unique<KernelRegistry>(make_ref_kernels());
+  main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_);
+  for (ValueId v : module_->main.outputs) outputs_.emplace_back(module_->main.value(v).type);
+  compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+Executor::~Executor() = default;
+
+const std::vector<HostTensor>& Executor::run(std::span<const HostTensor> inputs, const StepObserver* observer) {
+  const Graph& main = module_->main;
+  if (inputs.size() != main.inputs.size())
+    throw UserError(model_.source, "", std::to_string(inputs.size()) + " inputs given, the model has " +
+                                           std::to_string(main.inputs.size()));
+  std::vector<ConstTensorView> in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = main.value(main.inputs[i]);
+    if (!(inputs[i].type == v.type))
+      throw UserError(model_.source, v.name, "input has type " + to_string(inputs[i].type) + ", expected " + to_string(v.type));
+    in.push_back(inputs[i].view());
+  }
+  std::vector<TensorView> out;
+  for (HostTensor& t : outputs_) out.push_back(t.view());
+  main_->run(in, out, observer);
+  return outputs_;
+}
+
+int64_t Executor::workspace_bytes() const {
+  int64_t n = main_->workspace_bytes();
+  for (const auto& [symbol, ext] : module_->external_modules)
+    if (ext.artifact) n += static_cast<int64_t>(ext.artifact->workspace_bytes());
+  return n;
+}
+
+}  // namespace tessera

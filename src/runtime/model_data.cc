@@ -1,0 +1,69 @@
+// Seeded weights and inputs for running a model (see model_data.h).
+#include "tessera/model_data.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+// FNV-1a of the name: a seed that depends on the value, not on its position in the graph.
+uint64_t name_seed(uint64_t seed, const std::string& name) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+HostTensor seeded_weight(const TensorType& type, uint64_t seed) {
+  HostTensor t = HostTensor::random(type, seed);
+  if (type.dtype != DType::f32 || type.rank() < 2 || type.shape[0] <= 0) return t;
+  const double fan_in = static_cast<double>(type.numel()) / static_cast<double>(type.shape[0]);
+  const float scale = static_cast<float>(1.0 / std::sqrt(std::max(1.0, fan_in)));
+  for (float& x : t.as<float>()) x *= scale;
+  return t;
+}
+
+}  // namespace
+
+Graph with_seeded_weights(const Graph& graph, uint64_t seed, int* filled) {
+  Graph out = graph;
+  int n = 0;
+  for (Value& v : out.values) {
+    if (!v.is_constant() || v.data || !is_float(v.type.dtype)) continue;
+    HostTensor t = seeded_weight(v.type, name_seed(seed, v.name));
+    auto bytes = std::make_shared<TensorBytes>(t.bytes.size());
+    if (!t.bytes.empty()) std::memcpy(bytes->data(), t.bytes.data(), t.bytes.size());
+    v.data = std::move(bytes);
+    ++n;
+  }
+  if (filled) *filled = n;
+  return out;
+}
+
+std::vector<HostTensor> model_inputs(const Graph& graph, uint64_t seed,
+                                     const std::map<std::string, HostTensor>& given) {
+  std::set<std::string> names;
+  std::vector<HostTensor> out;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const Value& v = graph.value(graph.inputs[i]);
+    names.insert(v.name);
+    auto it = given.find(v.name);
+    if (it == given.end()) {
+      out.push_back(HostTensor::random(v.type, seed * 1000003ull + i));
+      continue;
+    }
+    if (!(it->second.type == v.type))
+      throw UserError("--input", v.name, "has type " + to_string(it->second.type) + ", the model expects " +
+                                             to_string(v.type));
+    out.push_back(it->second);
+  }
+  for (const auto& [name, t] : given)
+    if (!names.count(name)) throw UserError("--input", name, "the model has no input of that name");
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,118 @@
+// --check: compare a partitioned run with ref's interpretation of the whole model (see ref_check.h).
+#include "tessera/ref_check.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "backends/ref/interpreter.h"
+#include "backends/ref/ref_kernels.h"
+
+namespace tessera {
+namespace {
+
+// Every element as double (exact for the integer sizes tessera's models use).
+std::vector<double> as_doubles(const HostTensor& t) {
+  std::vector<double> out(t.count());
+  auto fill = [&](auto span) { for (size_t i = 0; i < span.size(); ++i) out[i] = static_cast<double>(span[i]); };
+  switch (t.type.dtype) {
+    case DType::f32: fill(t.as<float>()); break;
+    case DType::f64: fill(t.as<double>()); break;
+    case DType::i64: fill(t.as<int64_t>()); break;
+    case DType::i32: fill(t.as<int32_t>()); break;
+    case DType::i8: fill(t.as<int8_t>()); break;
+    case DType::u8: case DType::boolean: fill(t.as<uint8_t>()); break;
+    case DType::f16: for (size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(t.as<uint16_t>()[i]); break;
+    case DType::bf16: for (size_t i = 0; i < out.size(); ++i) out[i] = bfloat16_to_float(t.as<uint16_t>()[i]); break;
+  }
+  return out;
+}
+
+HostTensor from_view(const TensorView& v) {
+  HostTensor t(v.type);
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), v.data, t.bytes.size());
+  return t;
+}
+
+}  // namespace
+
+TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& tol) {
+  TensorComparison c;
+  if (!(actual.type == reference.type)) {
+    c.ok = false;
+    c.max_abs_error = INFINITY;
+    c.reason = "type " + to_string(actual.type) + " vs " + to_string(reference.type);
+    return c;
+  }
+  std::vector<double> a = as_doubles(actual), r = as_doubles(reference);
+  const bool exact = !is_float(actual.type.dtype);
+  double scale = 1.0;
+  for (double x : r) if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+  for (size_t i = 0; i < a.size(); ++i) {
+    bool pass;
+    double err;
+    if (std::isnan(a[i]) || std::isnan(r[i])) {
+      pass = std::isnan(a[i]) && std::isnan(r[i]);
+      err = pass ? 0.0 : INFINITY;
+    } else if (std::isinf(a[i]) || std::isinf(r[i])) {
+      pass = a[i] == r[i];
+      err = pass ? 0.0 : INFINITY;
+    } else {
+      err = std::fabs(a[i] - r[i]);
+      pass = exact ? err == 0.0 : err <= tol.atol * scale + tol.rtol * std::fabs(r[i]);
+    }
+    c.max_abs_error = std::max(c.max_abs_error, err);
+    if (!pass && c.ok) {
+      c.ok = false;
+      c.worst = static_cast<int64_t>(i);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "element %zu: %.9g vs ref %.9g (tolerance %.3g)", i, a[i], r[i],
+                    exact ? 0.0 : tol.atol * scale + tol.rtol * std::fabs(r[i]));
+      c.reason = buf;
+    }
+  }
+  return c;
+}
+
+std::string CheckReport::first_failure() const {
+  for (const auto* list : {&partitions, &outputs})
+    for (const CheckedValue& v : *list)
+      if (!v.result.ok) return (v.call.empty() ? "output " : "call " + v.call + ", value ") + v.name + ": " + v.result.reason;
+  return "";
+}
+
+CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>& inputs, const Tolerance& tol) {
+  const Graph& model = executor.model();
+  std::map<ValueId, HostTensor> bindings;
+  for (size_t i = 0; i < model.inputs.size() && i < inputs.size(); ++i) bindings[model.inputs[i]] = inputs[i];
+  const KernelRegistry ref = make_ref_kernels();
+  std::vector<HostTensor> expected = interpret(model, ref, bindings);
+
+  std::unordered_map<std::string, ValueId> by_name;
+  for (ValueId v = 0; v < static_cast<ValueId>(model.values.size()); ++v) by_name[model.value(v).name] = v;
+
+  CheckReport report;
+  StepObserver observer = [&](const KernelCall& call, const std::vector<std::string>& names,
+                              std::span<const TensorView> outs) {
+    for (size_t i = 0; i < names.size() && i < outs.size(); ++i) {
+      auto it = by_name.find(names[i]);
+      if (it == by_name.end() || !outs[i].data) continue;
+      CheckedValue cv{names[i], call.kernel, compare_tensors(from_view(outs[i]), expected[static_cast<size_t>(it->second)], tol)};
+      report.ok = report.ok && cv.result.ok;
+      report.partitions.push_back(std::move(cv));
+    }
+  };
+  const std::vector<HostTensor>& actual = executor.run(inputs, &observer);
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    ValueId v = model.outputs[i];
+    CheckedValue cv{model.value(v).name, "", compare_tensors(actual[i], expected[static_cast<size_t>(v)], tol)};
+    report.ok = report.ok && cv.result.ok;
+    report.max_abs_error = std::max(report.max_abs_error, cv.result.max_abs_error);
+    report.outputs.push_back(std::move(cv));
+  }
+  return report;
+}
+
+}  // namespace tessera

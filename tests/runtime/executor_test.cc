@@ -1,0 +1,70 @@
+// The executor end to end: roofline plans over real backends, run with --check's comparison
+// against ref. One run per model (no timing here: speed is bench/'s business).
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "search/partitioner.h"
+#include "tessera/backend_spec.h"
+#include "tessera/cost_model.h"
+#include "tessera/executor.h"
+#include "tessera/model_data.h"
+#include "tessera/model_loader.h"
+#include "tessera/ref_check.h"
+
+using namespace tessera;
+
+namespace {
+
+Plan roofline_plan(const Graph& g, const std::string& backends, const std::string& search = "collage") {
+  std::unique_ptr<CostModel> model = make_cost_model("roofline");
+  PartitionOptions options;
+  options.model_path = g.source;
+  options.search = search;
+  return partition_graph(g, resolve_backends(split_backend_list(backends), {}), *model, options).plan;
+}
+
+CheckReport run_checked(const std::string& path, const std::string& backends, const std::string& search = "collage") {
+  Graph g = load_model(path);
+  Plan plan = roofline_plan(g, backends, search);
+  Executor executor(g, plan);
+  CheckReport report = check_against_ref(executor, model_inputs(g, 0));
+  INFO(path << " on " << backends << ": " << report.first_failure());
+  CHECK(report.ok);
+  CHECK(report.outputs.size() == g.outputs.size());
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("executor: small models on every backend mix pass --check") {
+  for (const char* backends : {"ref", "ref,onednn", "ref,eigen", "ref,blas", "ref,onednn,eigen,blas"}) {
+    run_checked("data/models/tiny_mlp.json", backends);
+    run_checked("data/models/conv_block.json", backends);
+  }
+}
+
+TEST_CASE("executor: outputs are deterministic and repeated runs agree") {
+  Graph g = load_model("data/models/conv_block.json");
+  Executor executor(g, roofline_plan(g, "ref,onednn"));
+  std::vector<HostTensor> x = model_inputs(g, 0);
+  std::vector<HostTensor> first = executor.run(x);
+  std::vector<HostTensor> second = executor.run(x);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].bytes == second[0].bytes);
+  CHECK(executor.module().external_modules.size() == executor.module().functions.size());
+  CHECK(executor.codegen_skipped().empty());
+}
+
+TEST_CASE("executor: partition outputs are compared, not only model outputs") {
+  CheckReport r = run_checked("data/models/conv_block.json", "ref,onednn", "greedy");
+  CHECK_FALSE(r.partitions.empty());
+}
+
+TEST_CASE("executor: every bundled ONNX model runs its roofline plan within tolerance", "[models]") {
+  for (const char* model : {"data/models/squeezenet1_1.onnx", "data/models/resnet18.onnx", "data/models/mobilenet_v2.onnx",
+                            "data/models/bert_encoder.onnx"}) {
+    CheckReport r = run_checked(model, "ref,onednn,eigen,blas");
+    CHECK(r.max_abs_error < 1.0);
+  }
+}
