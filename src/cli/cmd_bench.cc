@@ -21,6 +21,7 @@
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
+#include "tessera/measured_cost_model.h"
 #include "tessera/model_data.h"
 
 namespace tessera::cli {
@@ -66,7 +67,7 @@ void run_bench(const BenchArgs& a) {
   set_compute_threads(std::max(1, a.threads));
   Graph graph = a.model.load();
   std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  std::unique_ptr<CostModel> model = make_cost_model(a.cost);
+  std::unique_ptr<CostModel> model = make_cost_model(a.cost, measure_cost_model_options());
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
 
