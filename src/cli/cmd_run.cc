@@ -1,5 +1,5 @@
 // tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
-//   [--input NAME=FILE.npy]... [--seed S] [--dump-ir DIR]
+//   [--input NAME=FILE.npy]... [--seed S] [--dump-ir DIR] [--profile]
 // (CONTRACTS.md). Builds the executor (include/tessera/executor.h) once, warms up, times
 // --repeat runs and reports the median; --check compares with ref (ref_check.h).
 // --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}.
@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "model_options.h"
 #include "tessera/backend_compiler.h"
+#include "tessera/call_profile.h"
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
@@ -38,6 +39,7 @@ struct RunArgs {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   std::string dump_dir;
+  bool profile = false;
 };
 
 std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& specs) {
@@ -49,6 +51,25 @@ std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& sp
     out[s.substr(0, eq)] = read_npy(s.substr(eq + 1));
   }
   return out;
+}
+
+// Per call in main: measured median beside the plan's predicted cost, then the totals.
+void print_profile(Executor& executor, const std::vector<HostTensor>& inputs, const Plan& plan, int repeat) {
+  std::vector<CallProfile> calls = profile_calls(executor, inputs, repeat);
+  attach_plan_costs(calls, executor, plan);
+  double measured = 0, predicted = 0;
+  std::printf("%-4s %-8s %-34s %12s %12s  %s\n", "#", "backend", "call", "predicted ms", "measured ms", "nodes");
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallProfile& c = calls[i];
+    measured += c.median_ms;
+    if (c.predicted_ms >= 0) predicted += c.predicted_ms;
+    auto from = executor.module().outlined_from.find(c.label);
+    std::string nodes = from == executor.module().outlined_from.end() ? c.label : std::to_string(from->second.size()) + " nodes from " + from->second.front();
+    std::printf("%-4zu %-8s %-34s %12.4f %12.4f  %s\n", i, c.backend.c_str(), c.kernel.substr(0, 34).c_str(), c.predicted_ms,
+                c.median_ms, nodes.c_str());
+  }
+  std::printf("sum of calls: predicted %.3f ms, measured %.3f ms (ratio %.2f)\n", predicted, measured,
+              measured > 0 ? predicted / measured : 0.0);
 }
 
 void run_run(const RunArgs& a) {
@@ -100,6 +121,7 @@ void run_run(const RunArgs& a) {
                   report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
     }
   }
+  if (a.profile) print_profile(executor, inputs, plan, a.repeat);
   if (!ok) {   // a failed check is not a usage error (2): exit 1, after the report
     std::fflush(stdout);
     std::exit(1);
@@ -120,6 +142,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy: an input from a file (f32/i64; default seeded random)");
   cmd->add_option("--seed", args->seed, "seed of random inputs and of weights the model lacks (default 0)");
   cmd->add_option("--dump-ir", args->dump_dir, "write the module after each pipeline step into this directory");
+  cmd->add_flag("--profile", args->profile, "per call in main: measured median beside the plan's predicted cost");
   cmd->callback([args] { run_run(*args); });
 }
 

@@ -1,0 +1,56 @@
+// Per-call timing of an executor run, matched with the plan's partition costs (see call_profile.h).
+#include "tessera/call_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+namespace tessera {
+
+std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<CallProfile> calls;
+  std::vector<std::vector<double>> samples;
+  size_t step = 0;
+  Clock::time_point last;
+  StepObserver observer = [&](const KernelCall& call, const std::vector<std::string>&, std::span<const TensorView>) {
+    Clock::time_point now = Clock::now();
+    if (step >= calls.size()) {
+      calls.push_back(CallProfile{call.kernel, call.label});
+      samples.emplace_back();
+    }
+    samples[step++].push_back(std::chrono::duration<double, std::milli>(now - last).count());
+    last = Clock::now();
+  };
+  executor.run(inputs);   // warm-up
+  for (int r = 0; r < std::max(1, repeat); ++r) {
+    step = 0;
+    last = Clock::now();
+    executor.run(inputs, &observer);
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    std::vector<double>& s = samples[i];
+    std::sort(s.begin(), s.end());
+    calls[i].median_ms = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  }
+  return calls;
+}
+
+void attach_plan_costs(std::vector<CallProfile>& calls, const Executor& executor, const Plan& plan) {
+  const Graph& model = executor.model();
+  std::unordered_map<std::string, size_t> partition_of;   // model node name -> partition
+  for (size_t p = 0; p < plan.partitions.size(); ++p)
+    for (NodeId n = 0; n < model.num_nodes(); ++n)
+      if (plan.partitions[p].nodes.contains(n)) partition_of[model.node(n).name] = p;
+  for (CallProfile& c : calls) {
+    auto from = executor.module().outlined_from.find(c.label);
+    if (from == executor.module().outlined_from.end() || from->second.empty()) continue;
+    auto p = partition_of.find(from->second.front());
+    if (p == partition_of.end()) continue;
+    const Partition& part = plan.partitions[p->second];
+    c.backend = part.backend;
+    if (part.cost.is_value()) c.predicted_ms = part.cost.number() * 1e3;
+  }
+}
+
+}  // namespace tessera
