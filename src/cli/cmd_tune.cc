@@ -16,10 +16,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <set>
 
@@ -115,6 +118,8 @@ void run_tune(const TuneArgs& a) {
   std::unique_ptr<CostDatabase> db = CostDatabase::open(db_path);
 
   std::unique_ptr<MeasureProgress> progress;
+  std::mutex invalid_mu;
+  std::vector<std::string> invalid;   // "backend label: reason", for the report after phase 1
   MeasureOptions mo;
   mo.budget = std::chrono::duration<double>(a.budget_ms / 1000.0);
   mo.max_repeats = a.repeats;
@@ -123,8 +128,11 @@ void run_tune(const TuneArgs& a) {
   mo.max_parallel = a.jobs;
   mo.journal = db.get();
   mo.stop = &interrupted;
-  mo.on_measured = [&](const CostRequest&, const CostEntry& e) {
+  mo.on_measured = [&](const CostRequest& r, const CostEntry& e) {
     if (progress) progress->tick(e.cost.is_invalid());
+    if (!e.cost.is_invalid()) return;
+    std::lock_guard lock(invalid_mu);
+    invalid.push_back(r.backend + " " + r.label + ": " + e.cost.reason());
   };
   MeasuredCostModel model(mo);
   std::vector<BackendRef> refs;
@@ -142,11 +150,20 @@ void run_tune(const TuneArgs& a) {
   sa.sa_handler = on_sigint;
   sa.sa_flags = SA_RESETHAND;   // a second Ctrl-C ends tessera at once
   ::sigaction(SIGINT, &sa, &old);
+  auto t0 = std::chrono::steady_clock::now();
   estimate_costs(model, requests, {a.jobs, nullptr});
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ::sigaction(SIGINT, &old, nullptr);
   progress->finish();
   functions.clear();
   MeasureStats ms = model.stats();
+  std::sort(invalid.begin(), invalid.end());
+  for (size_t i = 0; i < invalid.size() && i < 10; ++i)
+    std::fprintf(stderr, "tessera: invalid: %s\n", invalid[i].c_str());
+  if (invalid.size() > 10) std::fprintf(stderr, "tessera: ... and %zu more invalid\n", invalid.size() - 10);
+  if (ms.measured > 0)
+    std::fprintf(stderr, "tessera: measured %zu functions in %.2f s (%.1f per second)\n", ms.measured, wall,
+                 static_cast<double>(ms.measured) / wall);
   if (interrupted.load()) {
     std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n",
                  ms.measured, db_path.c_str());
