@@ -12,6 +12,7 @@
 #include "model_options.h"
 #include "search/explain.h"
 #include "search/partitioner.h"
+#include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
@@ -46,6 +47,15 @@ void emit_outputs(const std::string& dir, const Plan& plan, const Graph& graph, 
   write_emit_dir(dir, graph, plan, emitted.module, plan_to_json_text(plan, graph, json));
 }
 
+// Costs in the summary: milliseconds for the time-based models, plain units for mock.
+std::string summary_cost(const Plan& plan, const Cost& c) {
+  if (!c.is_value()) return c.to_string();
+  char buf[48];
+  if (plan.cost_model.rfind("mock", 0) == 0) std::snprintf(buf, sizeof buf, "%.6g", c.number());
+  else std::snprintf(buf, sizeof buf, "%.4g ms", c.number() * 1e3);
+  return buf;
+}
+
 void print_summary(const Plan& plan) {
   std::map<std::string, std::pair<int, Cost>> per;
   for (const Partition& p : plan.partitions) {
@@ -53,13 +63,21 @@ void print_summary(const Plan& plan) {
     ++e.first;
     e.second += p.cost;
   }
-  std::printf("%s: %zu partitions, total cost %s (%s), transfer %s, search %s\n", plan.model.c_str(),
-              plan.partitions.size(), format_plan_number(plan.total_cost.is_value() ? plan.total_cost.number() : 0).c_str(),
-              plan.cost_model.c_str(), plan.transfer_cost.to_string().c_str(), plan.search.c_str());
+  std::printf("%s: %zu partitions, total cost %s (%s, search %s), transfer %s\n", plan.model.c_str(),
+              plan.partitions.size(), summary_cost(plan, plan.total_cost).c_str(), plan.cost_model.c_str(),
+              plan.search.c_str(), summary_cost(plan, plan.transfer_cost).c_str());
   for (const auto& [backend, e] : per)
-    std::printf("  %-8s %4d partitions  cost %s\n", backend.c_str(), e.first, e.second.to_string().c_str());
+    std::printf("  %-8s %4d partitions  %s\n", backend.c_str(), e.first, summary_cost(plan, e.second).c_str());
   std::printf("  %lld candidates, %lld costed, %lld states, search %.2f ms\n", (long long)plan.stats.candidates,
               (long long)plan.stats.costed, (long long)plan.stats.states, plan.stats.search_ms);
+}
+
+// CONTRACTS.md: `measure` where every backend can run here, else `roofline`.
+std::string default_cost(const std::vector<BackendSpec>& backends) {
+  const std::vector<std::string> real = backend_compiler_names();
+  for (const BackendSpec& b : backends)
+    if (!std::binary_search(real.begin(), real.end(), b.name)) return "roofline";
+  return "measure";
 }
 
 void run_partition(const PartitionArgs& a) {
@@ -71,10 +89,13 @@ void run_partition(const PartitionArgs& a) {
     if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
   }
   std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
-  std::unique_ptr<CostModel> model = make_cost_model(a.cost.empty() ? "roofline" : a.cost, measure_cost_model_options());
+  const std::string cost = a.cost.empty() ? default_cost(backends) : a.cost;
+  std::unique_ptr<CostModel> model = make_cost_model(cost, measure_cost_model_options());
   Graph graph = a.model.load();
+  // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
+  else if (model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
 
   PartitionOptions options;
   options.model_path = a.model.path;
@@ -101,7 +122,7 @@ void add_partition_command(CLI::App& app) {
   args->model.add_to(*cmd);
   cmd->add_option("--backends", args->backends, "backends the plan may use, a,b,c")->required();
   cmd->add_option("--backend-spec", args->specs, "a tessera.backend spec file (repeatable)");
-  cmd->add_option("--cost", args->cost, "mock:FILE, roofline[:DEVICE], measure (default roofline)");
+  cmd->add_option("--cost", args->cost, "mock:FILE, roofline[:DEVICE], measure (default: measure if every backend runs here, else roofline)");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
   cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
   cmd->add_option("--emit", args->emit_dir, "write the plan and partitioned module into this directory");
