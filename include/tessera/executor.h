@@ -26,11 +26,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "tessera/backend_compiler.h"
 #include "tessera/backend_pipeline.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
@@ -45,6 +47,9 @@ struct ExecutorOptions {
   // Called after each emit step that changed the module, with the step's name and the module
   // after it (emit_pipeline.h); null = no dumps.
   DumpFn dump;
+  // One compiled instance per call site of a shared extern function (lowered_program.h explains
+  // why); false = every call site runs the module's one artifact.
+  bool instance_per_call = true;
 };
 
 class Executor {
@@ -72,6 +77,7 @@ class Executor {
   Graph model_;
   std::unique_ptr<Module> module_;
   std::unique_ptr<KernelRegistry> ref_kernels_;
+  std::map<std::string, std::unique_ptr<BackendCompiler>> compilers_;   // for per-call instances
   LoweredProgram::Library library_;
   std::unique_ptr<LoweredProgram> main_;
   std::vector<HostTensor> outputs_;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "backends/ref/ref_kernels.h"
+#include "tessera/backend_compiler.h"
 #include "tessera/emit_pipeline.h"
 #include "tessera/error.h"
 #include "tessera/model_data.h"
@@ -21,7 +22,15 @@ Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& 
   if (!module_->main_lowered) throw UserError(plan.model, "", "emit produced no lowered main");
 
   ref_kernels_ = std::make_unique<KernelRegistry>(make_ref_kernels());
-  main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_);
+  LoweredProgram::InstanceFactory instances;
+  if (options.instance_per_call)
+    instances = [this](const std::string& symbol) {
+      const ExternalModule& ext = module_->external_modules.at(symbol);
+      auto& compiler = compilers_[ext.backend];
+      if (!compiler) compiler = make_backend_compiler(ext.backend);
+      return compiler->compile(module_->functions.at(symbol).body);
+    };
+  main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_, instances);
   for (ValueId v : module_->main.outputs) outputs_.emplace_back(module_->main.value(v).type);
   compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -47,7 +56,7 @@ const std::vector<HostTensor>& Executor::run(std::span<const HostTensor> inputs,
 }
 
 int64_t Executor::workspace_bytes() const {
-  int64_t n = main_->workspace_bytes();
+  int64_t n = main_->workspace_bytes() + main_->instance_bytes();
   for (const auto& [symbol, ext] : module_->external_modules)
     if (ext.artifact) n += static_cast<int64_t>(ext.artifact->workspace_bytes());
   return n;

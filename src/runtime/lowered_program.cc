@@ -16,7 +16,7 @@ std::string where(const Graph& body) { return body.name.empty() ? std::string("m
 }  // namespace
 
 LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const LoweredFunction& lowered,
-                               const KernelRegistry& ref_kernels, Library& library)
+                               const KernelRegistry& ref_kernels, Library& library, const InstanceFactory& instances)
     : lowered_(&lowered), ptr_(lowered.buffers.size(), nullptr) {
   std::unordered_map<std::string, ValueId> value_by_name;
   for (ValueId v = 0; v < static_cast<ValueId>(body.values.size()); ++v) value_by_name[body.value(v).name] = v;
@@ -48,6 +48,7 @@ LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const Lo
     output_buffers_.push_back(it->second);
   }
 
+  std::map<std::string, int> calls_of;   // extern symbol -> call sites seen so far
   for (const KernelCall& call : lowered.calls) {
     Step step;
     step.call = &call;
@@ -63,6 +64,10 @@ LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const Lo
         // The module's artifacts are const so modules can be copied and printed freely; running
         // one mutates only its own intermediate buffers, and this program is its only runner.
         step.compiled = const_cast<CompiledFunction*>(ext->second.artifact.get());
+        if (calls_of[symbol]++ > 0 && instances) {
+          instances_.push_back(instances(symbol));
+          step.compiled = instances_.back().get();
+        }
       } else {
         if (!fn->lowered) throw UserError(where(body), call.label, "function @" + symbol + " is neither compiled nor lowered");
         std::unique_ptr<LoweredProgram>& nested = library[symbol];
