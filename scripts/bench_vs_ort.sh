@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
+#
+#   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--rounds R] [--repeat N]
+#                           [--out DIR] [--no-combos]
+#
+# Per model: `tessera tune` on ref,onednn,eigen,blas (cost database DIR/costs.db, kept between
+# invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
+# `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
+# same machine load; each side's latency is the median of its R round medians. Then `tessera
+# bench --cost measure` over the single-backend combinations (each with ref as the fallback for
+# ops the backend lacks) and the full mix. Prints markdown tables (docs/benchmarks.md keeps them):
+# latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
+# plan fidelity (predicted total / measured end to end). Needs scripts/fetch_onnxruntime.sh.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+build=build
+models="resnet18 mobilenet_v2 squeezenet1_1 bert_encoder"
+rounds=3
+repeat=20
+out="${TMPDIR:-/tmp}/tessera_bench_vs_ort"
+combos=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build="$2"; shift 2 ;;
+    --models) models="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --no-combos) combos=0; shift ;;
+    *) echo "bench_vs_ort: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+tessera="$build/tessera"
+[ -x "$tessera" ] || { echo "bench_vs_ort: $tessera not built" >&2; exit 2; }
+scripts/fetch_onnxruntime.sh
+mkdir -p "$out"
+json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+
+echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+results="$out/results.tsv"
+: > "$results"
+for m in $models; do
+  model="data/models/$m.onnx"
+  plan="$out/$m.plan.json"
+  "$tessera" tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$plan" -j 1 >"$out/$m.tune.log" 2>&1
+  predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
+  "$tessera" run "$model" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json"
+  t_all=() o_all=()
+  for r in $(seq "$rounds"); do
+    t_all+=("$("$tessera" run "$model" --plan "$plan" --repeat "$repeat" --json | json_field latency_ms)")
+    o_all+=("$(node bench/peer/ort_bench.js "$model" 1 --runs "$repeat" --warmup 3 | json_field median_ms)")
+  done
+  printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" >> "$results"
+  if [ "$combos" = 1 ]; then
+    "$tessera" bench "$model" --combos ref ref,onednn ref,eigen ref,blas ref,onednn,eigen,blas --cost measure \
+      --cache "$out/costs.db" --repeat "$repeat" --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log"
+  fi
+done
+
+/usr/bin/python3 - "$results" "$out" "$combos" <<'PY'
+import json, math, statistics, sys
+results, out, combos = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+rows = [line.rstrip("\n").split("\t") for line in open(results) if line.strip()]
+print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | --check |")
+print("|---|---|---|---:|---:|---:|---|")
+ratios = []
+for m, pred, t, o, check in rows:
+    t = [float(x) for x in t.split()]; o = [float(x) for x in o.split()]
+    tm, om = statistics.median(t), statistics.median(o)
+    ratios.append(tm / om)
+    c = json.loads(check)
+    print(f"| {m} | {tm:.2f} ({', '.join(f'{x:.1f}' for x in t)}) | {om:.2f} ({', '.join(f'{x:.1f}' for x in o)}) | "
+          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | ok={c['ok']} err={c['max_abs_error']:.2g} |")
+print(f"\ngeometric mean tessera / ORT: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
+if combos:
+    print("\n| model | " + " | ".join(["ref", "ref,onednn", "ref,eigen", "ref,blas", "all four"]) + " | best single | best mix | mix / single |")
+    print("|---|" + "---:|" * 8)
+    for m, *_ in rows:
+        try:
+            bench = json.load(open(f"{out}/{m}.bench.json"))
+        except Exception as e:
+            print(f"| {m} | bench failed: {e} |"); continue
+        cells, single, mix = [], None, None
+        for r in bench:
+            meas, pred = r.get("measured_ms"), r.get("predicted_ms")
+            cells.append("-" if meas is None else f"{meas:.2f} (pred {pred:.2f})")
+            if meas is None: continue
+            if len(r["backends"]) <= 2: single = meas if single is None else min(single, meas)
+            else: mix = meas
+        best_mix = min(x for x in [single, mix] if x is not None) if (single or mix) else None
+        ratio = f"{best_mix / single:.2f}" if single and best_mix else "-"
+        print(f"| {m} | " + " | ".join(cells) + f" | {single or float('nan'):.2f} | {best_mix or float('nan'):.2f} | {ratio} |")
+PY
