@@ -21,4 +21,13 @@ std::string print_graph(const Graph& g);
 // How a value is referred to in the printed form ("%3", "%5.1", "%x").
 std::string value_ref(const Graph& g, ValueId v);
 
+// The pieces print_graph is made of, shared with emit's module printer:
+// "%3 = Conv(%x, %w) {pads=[1,1,1,1]}" (no comment, no newline); `op_text`, when not empty,
+// replaces "domain.Op" (emit prints calls as "@symbol").
+std::string print_node_head(const Graph& g, NodeId n, const std::string& op_text = "");
+// "f32[1,64,56,56], i64[2]": a node's output types.
+std::string print_output_types(const Graph& g, NodeId n);
+// One line per constant: "<indent>%w = constant f32[64,3,7,7] weight shape-only\n".
+std::string print_constants(const Graph& g, const std::string& indent);
+
 }  // namespace tessera

@@ -27,45 +27,20 @@ std::string signature(const Graph& g) {
 
 void print_node(std::ostream& os, const Graph& g, NodeId n, const std::string& indent, const Module* module) {
   const Node& node = g.node(n);
-  os << indent;
-  if (node.outputs.size() == 1) os << value_ref(g, node.outputs[0]) << " = ";
-  else os << "%" << n << " = ";
   const Function* callee = module ? module->callee(node) : nullptr;
-  if (callee) os << "@" << node.op << "(";
-  else os << (node.domain.empty() ? "" : node.domain + ".") << node.op << "(";
-  for (size_t i = 0; i < node.inputs.size(); ++i) os << (i ? ", " : "") << value_ref(g, node.inputs[i]);
-  os << ")";
-  if (!node.attrs.empty()) {
-    os << " {";
-    bool first = true;
-    for (const auto& [k, a] : node.attrs) {
-      os << (first ? "" : ", ") << k << "=" << attribute_to_string(a);
-      first = false;
-    }
-    os << "}";
-  }
-  os << " /* " << node.name;
+  os << indent << print_node_head(g, n, callee ? "@" + node.op : "") << " /* " << node.name;
   if (callee && module->outlined_from.count(node.name)) {
     const auto& from = module->outlined_from.at(node.name);
     os << " <- ";
     for (size_t i = 0; i < from.size(); ++i) os << (i ? "+" : "") << from[i];
   }
-  os << ", ty=";
-  for (size_t i = 0; i < node.outputs.size(); ++i) os << (i ? ", " : "") << to_string(g.value(node.outputs[i]).type);
-  os << " */\n";
+  os << ", ty=" << print_output_types(g, n) << " */\n";
 }
 
 // Constants, nodes (composite groups as nested fn blocks) and the return line of a body.
 void print_body(std::ostream& os, const Graph& g, const std::vector<CompositeFunction>& composites,
                 const Module* module) {
-  for (ValueId v = 0; v < static_cast<ValueId>(g.values.size()); ++v) {
-    const Value& val = g.value(v);
-    if (!val.is_constant()) continue;
-    os << "  " << value_ref(g, v) << " = constant " << to_string(val.type);
-    if (val.is_weight()) os << " weight";
-    if (!val.data) os << " shape-only";
-    os << "\n";
-  }
+  os << print_constants(g, "  ");
   std::map<std::string, const CompositeFunction*> composite_of;
   for (const CompositeFunction& c : composites)
     for (const std::string& n : c.nodes) composite_of[n] = &c;
