@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "tessera/json_graph.h"
+#include "tessera/op_registry.h"
 #include "test_util.h"
 
 using namespace tessera;
@@ -33,4 +34,17 @@ TEST_CASE("attributes of every kind survive the round trip", "[frontend]") {
   g.nodes[0].attrs["s"] = std::string("nearest");
   Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", quiet());
   CHECK(back.nodes[0].attrs == g.nodes[0].attrs);
+}
+
+TEST_CASE("an op tessera does not know is kept as opaque, with its attributes", "[frontend]") {
+  Graph g = load_model("tests/inputs/good/custom_op.json", quiet());
+  REQUIRE(g.num_nodes() == 3);
+  const Node& n = g.nodes[1];
+  CHECK(n.op == "FancyNorm");
+  CHECK(n.domain == "com.example");
+  CHECK(op_kind(n.op) == OpKind::Opaque);
+  CHECK(attr_string(n.attrs, "mode", "") == "fast");
+  CHECK(attr_float(n.attrs, "eps", 0) == Approx(0.001));
+  // Inference goes on past it: the Exp after it has its type.
+  CHECK(g.value(g.outputs[0]).type == TensorType{DType::f32, {4, 4}});
 }
