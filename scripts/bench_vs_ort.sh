@@ -2,7 +2,7 @@
 # tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
 #
 #   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--rounds R] [--repeat N]
-#                           [--out DIR] [--no-combos]
+#                           [--out DIR] [--no-combos] [--no-coalesce]
 #
 # Per model: `tessera tune` on ref,onednn,eigen,blas (cost database DIR/costs.db, kept between
 # invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
@@ -11,7 +11,9 @@
 # bench --cost measure` over the single-backend combinations (each with ref as the fallback for
 # ops the backend lacks) and the full mix. Prints markdown tables (docs/benchmarks.md keeps them):
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
-# plan fidelity (predicted total / measured end to end). Needs scripts/fetch_onnxruntime.sh.
+# plan fidelity (predicted total / measured end to end). --no-coalesce tunes plans whose functions
+# are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
+# crash) is reported as failed and the script goes on. Needs scripts/fetch_onnxruntime.sh.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +24,7 @@ rounds=3
 repeat=20
 out="${TMPDIR:-/tmp}/tessera_bench_vs_ort"
 combos=1
+tune_flags=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-combos) combos=0; shift ;;
+    --no-coalesce) tune_flags="--no-coalesce"; shift ;;
     *) echo "bench_vs_ort: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -45,12 +49,13 @@ results="$out/results.tsv"
 for m in $models; do
   model="data/models/$m.onnx"
   plan="$out/$m.plan.json"
-  "$tessera" tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$plan" -j 1 >"$out/$m.tune.log" 2>&1
+  "$tessera" tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$plan" -j 1 $tune_flags >"$out/$m.tune.log" 2>&1
   predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
-  "$tessera" run "$model" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json"
+  "$tessera" run "$model" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
+    echo '{"latency_ms": null, "max_abs_error": null, "ok": false, "failed": true}' > "$out/$m.check.json"
   t_all=() o_all=()
   for r in $(seq "$rounds"); do
-    t_all+=("$("$tessera" run "$model" --plan "$plan" --repeat "$repeat" --json | json_field latency_ms)")
+    t_all+=("$( ("$tessera" run "$model" --plan "$plan" --repeat "$repeat" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
     o_all+=("$(node bench/peer/ort_bench.js "$model" 1 --runs "$repeat" --warmup 3 | json_field median_ms)")
   done
   printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" >> "$results"
@@ -70,11 +75,13 @@ ratios = []
 for m, pred, t, o, check in rows:
     t = [float(x) for x in t.split()]; o = [float(x) for x in o.split()]
     tm, om = statistics.median(t), statistics.median(o)
-    ratios.append(tm / om)
+    if not math.isnan(tm): ratios.append(tm / om)
     c = json.loads(check)
     print(f"| {m} | {tm:.2f} ({', '.join(f'{x:.1f}' for x in t)}) | {om:.2f} ({', '.join(f'{x:.1f}' for x in o)}) | "
-          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | ok={c['ok']} err={c['max_abs_error']:.2g} |")
-print(f"\ngeometric mean tessera / ORT: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
+          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | "
+          + ("run failed (see .check.log)" if c.get("failed") else f"ok={c['ok']} err={c['max_abs_error']:.2g}") + " |")
+if ratios:
+    print(f"\ngeometric mean tessera / ORT over {len(ratios)} models that ran: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
 if combos:
     print("\n| model | " + " | ".join(["ref", "ref,onednn", "ref,eigen", "ref,blas", "all four"]) + " | best single | best mix | mix / single |")
     print("|---|" + "---:|" * 8)
