@@ -68,3 +68,30 @@ TEST_CASE("executor: every bundled ONNX model runs its roofline plan within tole
     CHECK(r.max_abs_error < 1.0);
   }
 }
+
+TEST_CASE("executor: a function its backend cannot compile runs lowered on ref kernels, and says so") {
+  // conv_block entirely on blas: blas has no Conv, so codegen leaves the function lowered.
+  Graph g = load_model("data/models/conv_block.json");
+  Plan plan;
+  plan.model = "conv_block";
+  Partition p;
+  p.backend = "blas";
+  p.device = "cpu";
+  p.nodes = IndexSet::all(g.num_nodes());
+  p.cost = Cost::value(1.0);
+  p.candidates.push_back(ChosenCandidate{p.nodes, "test", p.cost, {}});
+  plan.partitions.push_back(p);
+  finalize_plan_order(plan, g);
+  Executor executor(g, plan);
+  REQUIRE(executor.codegen_skipped().size() == 1);
+  CHECK(executor.module().external_modules.empty());
+  CheckReport report = check_against_ref(executor, model_inputs(g, 0));
+  INFO(report.first_failure());
+  CHECK(report.ok);
+  CHECK(report.max_abs_error == 0.0);   // the same ref kernels on the same data
+}
+
+TEST_CASE("executor: the Collage test graphs (no weights at all) run", "[models]") {
+  run_checked("data/models/collage_diamond.json", "ref,onednn");
+  run_checked("data/models/collage_chain.json", "ref,eigen");
+}
