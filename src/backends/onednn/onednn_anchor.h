@@ -31,6 +31,31 @@ inline bool commutative(algorithm a) {
          a == algorithm::binary_min;
 }
 
+// An owned deep copy of `src` (eltwise and binary entries, the only kinds tessera appends).
+// Needed because primitive_attr::get_post_ops() returns a *weak* handle into the attribute: a
+// post_ops copied from it (handles share) and appended to writes into that attribute, and reads
+// freed memory once the attribute is replaced and destroyed (bert_encoder's Div+Mul+Add: double
+// free / heap corruption).
+inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src) {
+  dnnl::post_ops dst;
+  for (int i = 0; i < src.len(); ++i) {
+    if (src.kind(i) == dnnl::primitive::kind::eltwise) {
+      float scale, alpha, beta;
+      algorithm alg;
+      src.get_params_eltwise(i, scale, alg, alpha, beta);
+      dst.append_eltwise(scale, alg, alpha, beta);
+    } else if (src.kind(i) == dnnl::primitive::kind::binary) {
+      algorithm alg;
+      memory::desc md;
+      src.get_params_binary(i, alg, md);
+      dst.append_binary(alg, md);
+    } else {
+      throw KernelError("onednn: unexpected post-op kind in a chain");
+    }
+  }
+  return dst;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -38,13 +63,13 @@ using namespace detail;
 template <typename TryPd>
 ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_attr& attr,
                                   std::vector<std::pair<int, memory>>& binary_args, TryPd&& try_pd) {
-  dnnl::post_ops po = attr.get_post_ops();
+  dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
   while (!frame_.is_function_output(value) && consumers_[static_cast<size_t>(value)].size() == 1) {
     const size_t c = static_cast<size_t>(consumers_[static_cast<size_t>(value)][0]);
     const Node& node = fn_.nodes[c];
     if (node.outputs.size() != 1 || fn_.value(node.outputs[0]).type.shape != out_shape) break;
-    dnnl::post_ops trial = po;
+    dnnl::post_ops trial = owned_post_ops(po);
     std::optional<std::pair<int, memory>> src1;
     if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
       if (node.inputs[0] == node.inputs[1]) break;

@@ -143,3 +143,36 @@ TEST_CASE("onednn: ops oneDNN cannot do are KernelUnsupported") {
   s.output(s.node("Sub", {v, m}, {3, 4}));
   CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(s.g), KernelUnsupported);
 }
+
+// Regression: fuse_chain copied the weak post_ops handle that primitive_attr::get_post_ops()
+// returns, so a second fused post-op after an anchor given a temporary attribute (binary, pooling,
+// softmax, ...) wrote into a freed attribute ("double free detected in tcache 2" / segfault).
+TEST_CASE("onednn: layer norm tails Div+Mul+Add and Sqrt+Div+Mul+Add (bert_encoder regression)") {
+  const Shape xs{1, 128, 256}, ss{1, 128, 1};
+  FunctionBuilder b;
+  const ValueId x = b.input("x", xs), s = b.input("s", ss);
+  const ValueId g = b.input("gamma", {256}), be = b.input("beta", {256});
+  const ValueId m = b.node("Mul", {b.node("Div", {x, s}, xs), g}, xs);
+  b.output(b.node("Add", {m, be}, xs));
+  check_against_ref("onednn", b.g);
+
+  FunctionBuilder q;
+  std::vector<float> var(128);   // positive: random inputs would give Sqrt NaNs
+  for (size_t i = 0; i < var.size(); ++i) var[i] = 0.5f + 0.01f * static_cast<float>(i);
+  const ValueId qx = q.input("x", xs), qv = q.constant<float>("var", DType::f32, ss, var);
+  const ValueId qg = q.input("gamma", {256}), qb = q.input("beta", {256});
+  const ValueId d = q.node("Div", {qx, q.node("Sqrt", {qv}, ss)}, xs);
+  q.output(q.node("Add", {q.node("Mul", {d, qg}, xs), qb}, xs));
+  check_against_ref("onednn", q.g);
+}
+
+TEST_CASE("onednn: pooling and softmax anchors with two fused post-ops") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 4, 8, 8}), c = b.input("c", {1, 4, 1, 1});
+  const ValueId p = b.node("MaxPool", {x}, {1, 4, 4, 4}, {{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}});
+  b.output(b.node("Relu", {b.node("Add", {p, c}, {1, 4, 4, 4})}, {1, 4, 4, 4}));
+  const ValueId y = b.input("y", {2, 16});
+  const ValueId sm = b.node("Softmax", {y}, {2, 16});
+  b.output(b.node("Sqrt", {b.node("Exp", {sm}, {2, 16})}, {2, 16}));
+  check_against_ref("onednn", b.g);
+}
