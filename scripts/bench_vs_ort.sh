@@ -61,7 +61,7 @@ for m in $models; do
   printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" >> "$results"
   if [ "$combos" = 1 ]; then
     "$tessera" bench "$model" --combos ref ref,onednn ref,eigen ref,blas ref,onednn,eigen,blas --cost measure \
-      --cache "$out/costs.db" --repeat "$repeat" --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log"
+      --cache "$out/costs.db" --repeat "$repeat" $tune_flags --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log" || true
   fi
 done
 

@@ -1,5 +1,5 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
-//   [--repeat N] [--threads T] [--json] [--svg OUT.svg]
+//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg]
 // (CONTRACTS.md). Per backend combination: partition (search/partitioner.h), then build the plan's
 // executor and time it (latency.h). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
@@ -36,6 +36,7 @@ struct BenchArgs {
   int repeat = 10;
   int threads = 1;
   bool json = false;
+  bool no_coalesce = false;
   std::string svg;
 };
 
@@ -48,6 +49,7 @@ BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, co
     options.model_path = a.model.path;
     options.search = a.search;
     options.database = db;
+    options.coalesce = !a.no_coalesce;
     PartitionOutcome outcome = partition_graph(graph, resolve_backends(row.backends, {}), model, options);
     // Costs of "roofline" and "measure" are seconds; mock units have no time meaning.
     if (model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
@@ -118,6 +120,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--cache", args->cache, "cost database to read and extend");
   cmd->add_option("--repeat", args->repeat, "timed runs per combination after one warm-up (default 10)");
   cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
+  cmd->add_flag("--no-coalesce", args->no_coalesce, "plans whose functions are exactly the chosen candidates");
   cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");
   cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
   cmd->callback([args] { run_bench(*args); });
