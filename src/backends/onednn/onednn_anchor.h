@@ -108,10 +108,18 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   } catch (const dnnl::error& e) {
     unsupported(node, std::string("oneDNN declines it: ") + e.what());
   }
+  // A post-op is fused only when oneDNN keeps the implementation it picked for the bare anchor:
+  // some post-ops (a binary one with a plain-layout operand on a blocked convolution) make it fall
+  // back from brgconv/jit kernels to its im2col GEMM or reference code, 5-10x slower than running
+  // the op on its own. The measured costs of single candidates would then promise what the fused
+  // function cannot keep.
+  const std::string bare_impl = pd->impl_info_str();
   std::vector<std::pair<int, memory>> binary_args;
   const ValueId out = fuse_chain(n, node.outputs[0], attr, binary_args, [&](const dnnl::primitive_attr& a) {
     try {
-      pd = make_pd(a);
+      Pd trial = make_pd(a);
+      if (trial.impl_info_str() != bare_impl) return false;
+      pd = std::move(trial);
       return true;
     } catch (const dnnl::error&) {
       return false;
