@@ -2,6 +2,7 @@
 // against ref. One run per model (no timing here: speed is bench/'s business).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <memory>
 
 #include "search/partitioner.h"
@@ -24,8 +25,9 @@ Plan roofline_plan(const Graph& g, const std::string& backends, const std::strin
   return partition_graph(g, resolve_backends(split_backend_list(backends), {}), *model, options).plan;
 }
 
-CheckReport run_checked(const std::string& path, const std::string& backends, const std::string& search = "collage") {
-  Graph g = load_model(path);
+CheckReport run_checked(const std::string& path, const std::string& backends, const std::string& search = "collage",
+                        const ImportOptions& import = {}) {
+  Graph g = load_model(path, import);
   Plan plan = roofline_plan(g, backends, search);
   Executor executor(g, plan);
   CheckReport report = check_against_ref(executor, model_inputs(g, 0));
@@ -63,7 +65,7 @@ TEST_CASE("executor: partition outputs are compared, not only model outputs") {
 
 TEST_CASE("executor: every bundled ONNX model runs its roofline plan within tolerance", "[models]") {
   for (const char* model : {"data/models/squeezenet1_1.onnx", "data/models/resnet18.onnx", "data/models/mobilenet_v2.onnx",
-                            "data/models/bert_encoder.onnx"}) {
+                            "data/models/bert_encoder.onnx", "data/models/bert_encoder_24.onnx"}) {
     CheckReport r = run_checked(model, "ref,onednn,eigen,blas");
     CHECK(r.max_abs_error < 1.0);
   }
@@ -94,4 +96,18 @@ TEST_CASE("executor: a function its backend cannot compile runs lowered on ref k
 TEST_CASE("executor: the Collage test graphs (no weights at all) run", "[models]") {
   run_checked("data/models/collage_diamond.json", "ref,onednn");
   run_checked("data/models/collage_chain.json", "ref,eigen");
+}
+
+TEST_CASE("executor: PaddleOCR's classifier and recognizer (when fetched) run within tolerance", "[models]") {
+  // scripts/fetch_models.sh puts them in the git-ignored data/models/paddleocr/; the detector is
+  // left out here (4 s, most of it ref's reference convolutions for --check).
+  for (auto [file, shape] : {std::pair{"ch_ppocr_mobile_v2.0_cls_infer.onnx", Shape{1, 3, 48, 192}},
+                             std::pair{"ch_PP-OCRv4_rec_infer.onnx", Shape{1, 3, 48, 320}}}) {
+    const std::string path = std::string("data/models/paddleocr/") + file;
+    if (!std::filesystem::exists(path)) continue;
+    ImportOptions import;
+    import.input_shapes["x"] = shape;
+    import.warn = [](const std::string&) {};
+    run_checked(path, "ref,onednn,eigen,blas", "collage", import);
+  }
 }
