@@ -42,6 +42,8 @@ json to_json(const DeviceProfile& p) {
   j["efficiency"] = json::object();
   for (const auto& [backend, e] : p.efficiency) {
     j["efficiency"][backend] = {{"compute", e.compute}, {"memory", e.memory}};
+    // Only when set: profiles without it keep their canonical JSON, hence their fingerprint.
+    if (e.call_overhead_us) j["efficiency"][backend]["call_overhead_us"] = *e.call_overhead_us;
   }
   return j;
 }
@@ -91,10 +93,13 @@ DeviceProfile parse_device_profile(std::string_view text, const std::string& fil
   f.expect_object(*eff, "/efficiency");
   for (const auto& [backend, e] : eff->items()) {
     std::string path = "/efficiency/" + backend;
-    f.expect_object(e, path, {"compute", "memory"});
+    f.expect_object(e, path, {"compute", "memory", "call_overhead_us"});
     Efficiency x;
     x.compute = f.in_range(*f.number(e, path, "compute", true), path + "/compute", 0, true, 1, false);
     x.memory = f.in_range(*f.number(e, path, "memory", true), path + "/memory", 0, true, 1, false);
+    if (auto o = f.number(e, path, "call_overhead_us", false)) {
+      x.call_overhead_us = f.in_range(*o, path + "/call_overhead_us", 0, false, kInf, true);
+    }
     p.efficiency[backend] = x;
   }
   if (!p.efficiency.count("default")) f.fail("/efficiency/default", "missing field");

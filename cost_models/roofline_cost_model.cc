@@ -8,15 +8,13 @@
 
 namespace tessera {
 
-RooflineBreakdown roofline(const Graph& fn, const DeviceProfile& p, const Efficiency& eff) {
-  const double flops_per_s = p.peak_gflops * 1e9 * eff.compute;
-  const double bytes_per_s = p.bandwidth_gbs * 1e9 * eff.memory;
+std::vector<NodeWork> roofline_work(const Graph& fn) {
   std::vector<char> charged(fn.values.size(), 0);   // boundary value already paid for
   std::vector<char> is_output(fn.values.size(), 0);
   for (ValueId v : fn.outputs) is_output[static_cast<size_t>(v)] = 1;
 
-  RooflineBreakdown r;
-  double sum_max = 0.0;
+  std::vector<NodeWork> work;
+  work.reserve(fn.nodes.size());
   for (const Node& n : fn.nodes) {
     double bytes = 0.0;
     for (ValueId v : n.inputs) {
@@ -29,17 +27,31 @@ RooflineBreakdown roofline(const Graph& fn, const DeviceProfile& p, const Effici
     for (ValueId v : n.outputs) {
       if (v != kNoValue && is_output[static_cast<size_t>(v)]) bytes += static_cast<double>(fn.value(v).type.bytes());
     }
-    double flops = node_flops(fn, n);
-    double c = flops / flops_per_s;
-    double m = bytes / bytes_per_s;
-    r.flops += flops;
-    r.bytes += bytes;
+    work.push_back(NodeWork{node_flops(fn, n), bytes});
+  }
+  return work;
+}
+
+RooflineBreakdown roofline(const std::vector<NodeWork>& work, const DeviceProfile& p, const Efficiency& eff) {
+  const double flops_per_s = p.peak_gflops * 1e9 * eff.compute;
+  const double bytes_per_s = p.bandwidth_gbs * 1e9 * eff.memory;
+  RooflineBreakdown r;
+  double sum_max = 0.0;
+  for (const NodeWork& w : work) {
+    double c = w.flops / flops_per_s;
+    double m = w.bytes / bytes_per_s;
+    r.flops += w.flops;
+    r.bytes += w.bytes;
     r.compute_s += c;
     r.memory_s += m;
     sum_max += std::max(c, m);
   }
-  r.seconds = sum_max + p.call_overhead_us * 1e-6;
+  r.seconds = sum_max + p.call_overhead_s(eff);
   return r;
+}
+
+RooflineBreakdown roofline(const Graph& fn, const DeviceProfile& p, const Efficiency& eff) {
+  return roofline(roofline_work(fn), p, eff);
 }
 
 namespace {

@@ -8,7 +8,9 @@
 //   call_overhead_us   cost of one kernel/function call, microseconds
 //   link               {bandwidth_gbs, latency_us} to the host; absent on the host itself
 //   efficiency         per backend {compute, memory} in (0, 1]: the share of peak / bandwidth a
-//                      backend reaches; "default" applies to backends not listed (required)
+//                      backend reaches; "default" applies to backends not listed (required);
+//                      optional call_overhead_us per backend overrides the profile's (written by
+//                      `tessera refit`, roofline_refit.h; absent in older profiles)
 //   source             where the numbers come from (spec sheet URL, `tessera calibrate`)
 //
 // Profiles live in data/devices/*.json; `tessera calibrate` writes data/devices/host.json for this
@@ -29,6 +31,7 @@ namespace tessera {
 struct Efficiency {
   double compute = 1.0;
   double memory = 1.0;
+  std::optional<double> call_overhead_us;   // unset: the profile's call_overhead_us
 };
 
 struct LinkProfile {
@@ -49,6 +52,10 @@ struct DeviceProfile {
 
   // The factors for `backend`, else "default".
   const Efficiency& efficiency_for(std::string_view backend) const;
+  // Seconds per call on `eff`'s backend: eff.call_overhead_us, else the profile's.
+  double call_overhead_s(const Efficiency& eff) const {
+    return (eff.call_overhead_us ? *eff.call_overhead_us : call_overhead_us) * 1e-6;
+  }
   // "name/16-hex-digit hash of the canonical JSON".
   std::string fingerprint() const;
 };

@@ -4,7 +4,8 @@
 // e = P.efficiency_for(b):
 //   compute_s(n) = node_flops(n) / (P.peak_gflops * 1e9 * e.compute)
 //   memory_s(n)  = external_bytes(n) / (P.bandwidth_gbs * 1e9 * e.memory)
-//   time(F)      = sum over nodes n of max(compute_s(n), memory_s(n)) + P.call_overhead_us * 1e-6
+//   time(F)      = sum over nodes n of max(compute_s(n), memory_s(n)) + overhead
+// where overhead is e.call_overhead_us when the profile sets one for b, else P.call_overhead_us.
 // external_bytes(n) counts only the memory traffic that crosses F's boundary: each input and
 // constant (weights) of F is charged once, to its first reader in model order, and each output of
 // F once, to its producer. Values produced and consumed inside F are assumed to stay in cache.
@@ -38,6 +39,17 @@ struct RooflineBreakdown {
   double seconds = 0.0;        // the cost: sum of per-node maxima + one call overhead
 };
 
+// What the roofline needs of one node: its FLOPs and the boundary bytes charged to it. The
+// profile-free half of the model, computed once per function (roofline_refit.h refits the
+// profile against many functions' work).
+struct NodeWork {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+std::vector<NodeWork> roofline_work(const Graph& fn);
+
+RooflineBreakdown roofline(const std::vector<NodeWork>& work, const DeviceProfile& profile,
+                           const Efficiency& eff);
 RooflineBreakdown roofline(const Graph& fn, const DeviceProfile& profile, const Efficiency& eff);
 
 class RooflineCostModel final : public CostModel {

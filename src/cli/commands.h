@@ -16,5 +16,6 @@ void add_tune_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_show_command(CLI::App& app);
+void add_refit_command(CLI::App& app);
 
 }  // namespace tessera::cli

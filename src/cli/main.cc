@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   tessera::cli::add_run_command(app);
   tessera::cli::add_bench_command(app);
   tessera::cli::add_show_command(app);
+  tessera::cli::add_refit_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
