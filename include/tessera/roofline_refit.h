@@ -13,9 +13,11 @@
 // towards theta_0 only decides parameters the data leave free (a backend whose samples are all
 // memory-bound says nothing about its compute rate).
 //
-// Before/after:
-//   host.json      onednn {compute 0.9, memory 0.9}, overhead 0.08 us    median error 60%
-//   host_refit     onednn {compute 0.3, memory 1.0, call_overhead_us 4}  median error 20%
+// Before/after (480 measured functions of 4 models, docs/benchmarks.md "Roofline refit"):
+//   host.json        onednn {compute 0.9 of 31.7 GFLOP/s, memory 0.9 of 14.2 GB/s}, 0.08 us  median error 249%
+//   host_refit.json  onednn {compute 0.65 of 134 GFLOP/s, memory 1.0 of 27.9 GB/s}, 0.32 us median error 62%
+// What it cannot fix: one (compute, memory) pair per backend averages over ops; a depthwise Conv
+// or an Erf that runs 10x below its backend's rate stays 10x off (--worst N lists them).
 //
 // Optimizer: a log-spaced grid (11 x 13 x 11) then Nelder-Mead from the best grid point, restarted
 // until it stops improving. Deterministic (no random starts, fixed order), three parameters, a few
