@@ -134,15 +134,22 @@ void OnednnProgram::build_binary(size_t n, algorithm alg) {
   const Shape& ys = fn_.value(node.outputs[0]).type.shape;
   ValueId a = node.inputs[0], b = node.inputs[1];
   auto full = [&](ValueId v) { return fn_.value(v).type.numel() == static_cast<int64_t>(TensorType{DType::f32, ys}.numel()); };
-  if (!full(a)) {
-    if (!commutative(alg) || !full(b)) unsupported(node, "oneDNN broadcasts only the second operand");
+  dnnl::primitive_attr attr;
+  if (!full(a)) {   // oneDNN broadcasts only src1: swap, and for Sub negate after (v - x = -(x - v))
+    if (!full(b) || !(commutative(alg) || alg == algorithm::binary_sub))
+      unsupported(node, "oneDNN broadcasts only the second operand");
     std::swap(a, b);
+    if (alg == algorithm::binary_sub) {
+      dnnl::post_ops neg;
+      neg.append_eltwise(1.0f, algorithm::eltwise_linear, -1.0f, 0.0f);
+      attr.set_post_ops(neg);
+    }
   }
   const Dims yd(ys.begin(), ys.end());
   const memory src0 = fn_.value(a).type.shape == ys ? value_mem(a) : plain_mem(a, yd);
   const memory src1 = fn_.value(b).type.shape == ys ? as_layout(b, src0.get_desc())
                                                      : plain_mem(b, padded(fn_.value(b).type.shape, ys.size()));
-  finish_anchor(n, dnnl::primitive_attr(), [&](const dnnl::primitive_attr& at) {
+  finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
     dnnl::binary::desc d(alg, src0.get_desc(), src1.get_desc(), src0.get_desc());
     return dnnl::binary::primitive_desc(d, at, engine_);
   }, [&](const auto&) { return std::unordered_map<int, memory>{{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}}; });

@@ -132,16 +132,30 @@ TEST_CASE("onednn: binary ops with broadcasting, either side") {
   check_against_ref("onednn", b.g);
 }
 
+// Sub with a broadcast first operand: swapped to x - v, negated by an eltwise_linear post-op,
+// and further post-ops still fuse after it.
+TEST_CASE("onednn: Sub with its first operand broadcast, then a fused chain") {
+  FunctionBuilder b;
+  const ValueId v = b.input("v", {4}), x = b.input("x", {2, 3, 4}), c = b.input("c", {3, 1});
+  const ValueId d = b.node("Sub", {v, x}, {2, 3, 4});
+  b.output(b.node("Relu", {b.node("Mul", {d, c}, {2, 3, 4})}, {2, 3, 4}));
+  check_against_ref("onednn", b.g);
+}
+
 TEST_CASE("onednn: ops oneDNN cannot do are KernelUnsupported") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {2, 6});
   const ValueId shape = b.constant<int64_t>("shape", DType::i64, {2}, {3, 4});
   b.output(b.node("Reshape", {x, shape}, {3, 4}));
   CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(b.g), KernelUnsupported);
-  FunctionBuilder s;   // Sub needs its first operand broadcast: not expressible
+  FunctionBuilder s;   // Div needs its first operand broadcast: not expressible
   const ValueId v = s.input("v", {4}), m = s.input("m", {3, 4});
-  s.output(s.node("Sub", {v, m}, {3, 4}));
+  s.output(s.node("Div", {v, m}, {3, 4}));
   CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(s.g), KernelUnsupported);
+  FunctionBuilder both;   // neither operand has the output's shape
+  const ValueId r = both.input("r", {3, 1}), c = both.input("c", {1, 4});
+  both.output(both.node("Add", {r, c}, {3, 4}));
+  CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(both.g), KernelUnsupported);
 }
 
 // Regression: fuse_chain copied the weak post_ops handle that primitive_attr::get_post_ops()
