@@ -10,13 +10,11 @@ echo "== tessera info $model"
 ./build/tessera info "$model"
 # Tune on the real backends (measured costs in a persistent database: a rerun measures nothing
 # twice), emit the partitioned module, then run the plan end to end and check it against ref.
-# --no-coalesce: the plan's functions are exactly the measured candidates (coalesced oneDNN
-# functions currently run far slower than their measured parts: docs/benchmarks.md).
 out=.cache/demo
 mkdir -p "$out"
 echo "== tessera tune $model (measured costs in $out/costs.db)"
-./build/tessera tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$out/plan.json" -j 1 --no-coalesce
+./build/tessera tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$out/plan.json" -j 1
 echo "== tessera partition $model --cost measure --emit $out/emit (same database: nothing measured again)"
-./build/tessera partition "$model" --backends ref,onednn,eigen,blas --cost measure --cache "$out/costs.db" --no-coalesce --emit "$out/emit"
+./build/tessera partition "$model" --backends ref,onednn,eigen,blas --cost measure --cache "$out/costs.db" --emit "$out/emit"
 echo "== tessera run $model --plan $out/emit/plan.json --check"
 ./build/tessera run "$model" --plan "$out/emit/plan.json" --check --repeat 10
