@@ -36,11 +36,15 @@ struct Value {
   NodeId producer = kNoNode;   // Intermediate only
   int producer_output = 0;     // which output of the producer
   TensorData data;             // Constant only; null = shape-only constant
+  // Set at import for a constant some node reads as an operand that shapes the computation
+  // (op_registry.h: is_value_input), such as Resize's float `scales`: it counts by value.
+  bool shapes_computation = false;
 
   bool is_constant() const { return kind == ValueKind::Constant; }
   // A weight is a parameter of an outlined function, not part of its identity (DESIGN.md): a
-  // floating-point constant with more than one element. Other constants (integer shapes, indices,
-  // scalars such as Clip bounds) shape the computation and count by value.
+  // floating-point constant with more than one element that no node reads as a shaping operand.
+  // Other constants (integer shapes, indices, Resize scales, scalars such as Clip bounds) shape
+  // the computation and count by value.
   bool is_weight() const;
 };
 

@@ -9,6 +9,7 @@
 #include "shape_folding.h"
 #include "shape_inference.h"
 #include "tessera/error.h"
+#include "tessera/op_registry.h"
 
 namespace tessera::detail {
 namespace {
@@ -86,6 +87,14 @@ std::vector<size_t> topological_order(const std::vector<RawNode>& nodes, const s
       if (pending[i] > 0) throw UserError(file, "node '" + nodes[i].name + "'", "the graph has a cycle through this node");
   }
   return order;
+}
+
+// Constants read as shaping operands (Resize scales, Clip bounds, ...) count by value.
+void mark_shaping_constants(Graph& g) {
+  for (const Node& n : g.nodes)
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (n.inputs[i] != kNoValue && g.value(n.inputs[i]).is_constant() && is_value_input(n.op, i))
+        g.value(n.inputs[i]).shapes_computation = true;
 }
 
 // Removes folded nodes (their outputs are constants now) and renumbers the rest.
@@ -169,6 +178,7 @@ Graph build_graph(RawGraph raw, const std::string& file) {
     infer_shapes(g, known, folded, file);
   } while (fold_shape_computations(g, known, folded) > 0);
   require_known_types(g, known, folded, file);
+  mark_shaping_constants(g);
   return drop_folded_nodes(std::move(g), folded);
 }
 

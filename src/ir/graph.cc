@@ -6,7 +6,9 @@
 
 namespace tessera {
 
-bool Value::is_weight() const { return kind == ValueKind::Constant && is_float(type.dtype) && type.numel() > 1; }
+bool Value::is_weight() const {
+  return kind == ValueKind::Constant && is_float(type.dtype) && type.numel() > 1 && !shapes_computation;
+}
 
 ValueId Graph::add_value(Value v) {
   values.push_back(std::move(v));
@@ -63,7 +65,8 @@ bool same_data(const TensorData& a, const TensorData& b) {
 
 bool same_value(const Value& a, const Value& b) {
   return a.name == b.name && a.type == b.type && a.kind == b.kind && a.producer == b.producer &&
-         a.producer_output == b.producer_output && same_data(a.data, b.data);
+         a.producer_output == b.producer_output && a.shapes_computation == b.shapes_computation &&
+         same_data(a.data, b.data);
 }
 
 bool same_node(const Node& a, const Node& b) {

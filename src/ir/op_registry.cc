@@ -65,6 +65,23 @@ OpKind op_kind(std::string_view op) {
   return info ? info->kind : OpKind::Opaque;
 }
 
+bool is_value_input(std::string_view op, size_t index) {
+  struct Entry {
+    std::string_view op;
+    size_t first, last;   // input indices [first, last]
+  };
+  static constexpr Entry kValueInputs[] = {
+      {"Reshape", 1, 1},  {"Resize", 1, 3},    {"Upsample", 1, 1}, {"Slice", 1, 4},     {"Expand", 1, 1},
+      {"Tile", 1, 1},     {"Pad", 1, 3},       {"Clip", 1, 2},     {"Squeeze", 1, 1},   {"Unsqueeze", 1, 1},
+      {"Split", 1, 1},    {"TopK", 1, 1},      {"Range", 0, 2},    {"OneHot", 1, 2},    {"ConstantOfShape", 0, 0},
+      {"ReduceSum", 1, 1}, {"ReduceMean", 1, 1}, {"ReduceMax", 1, 1}, {"ReduceMin", 1, 1}, {"ReduceProd", 1, 1},
+      {"ReduceL1", 1, 1}, {"ReduceL2", 1, 1},  {"ReduceSumSquare", 1, 1}, {"ReduceLogSumExp", 1, 1},
+  };
+  for (const Entry& e : kValueInputs)
+    if (e.op == op) return index >= e.first && index <= e.last;
+  return false;
+}
+
 double node_flops(const Graph& g, const Node& n) {
   const OpInfo* info = find_op(n.op);
   return info && info->flops ? info->flops(g, n) : 0.0;

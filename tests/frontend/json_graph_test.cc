@@ -48,3 +48,12 @@ TEST_CASE("an op tessera does not know is kept as opaque, with its attributes", 
   // Inference goes on past it: the Exp after it has its type.
   CHECK(g.value(g.outputs[0]).type == TensorType{DType::f32, {4, 4}});
 }
+
+TEST_CASE("a float constant read as Resize scales counts by value, not as a weight", "[frontend]") {
+  Graph g = load_model("tests/inputs/good/resize_scales.json", quiet());
+  CHECK(g.value(g.outputs[0]).type.shape == Shape{1, 2, 8, 8});
+  CHECK_FALSE(g.value(g.find_value("scales")).is_weight());
+  CHECK(g.value(g.find_value("w")).is_weight());
+  CHECK(is_value_input("Resize", 2));
+  CHECK_FALSE(is_value_input("Resize", 0));
+}
