@@ -146,7 +146,14 @@ void OnednnProgram::build_binary(size_t n, algorithm alg) {
     }
   }
   const Dims yd(ys.begin(), ys.end());
-  const memory src0 = fn_.value(a).type.shape == ys ? value_mem(a) : plain_mem(a, yd);
+  memory src0 = fn_.value(a).type.shape == ys ? value_mem(a) : plain_mem(a, yd);
+  if (fn_.value(b).type.shape != ys && src0.get_desc() != plain_md(yd)) {
+    // A blocked src0 (a convolution's output) with a broadcast src1 has only oneDNN's reference
+    // binary (ref:any, ~10x slower than a reorder to plain plus the JIT one): reorder first then.
+    const memory::desc probe1 = plain_md(padded(fn_.value(b).type.shape, ys.size()));
+    dnnl::binary::primitive_desc probe(dnnl::binary::desc(alg, src0.get_desc(), probe1, src0.get_desc()), attr, engine_);
+    if (std::string(probe.impl_info_str()).rfind("ref", 0) == 0) src0 = as_layout(a, plain_md(yd));
+  }
   const memory src1 = fn_.value(b).type.shape == ys ? as_layout(b, src0.get_desc())
                                                      : plain_mem(b, padded(fn_.value(b).type.shape, ys.size()));
   finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
