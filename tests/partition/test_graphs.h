@@ -5,52 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "support/graph_builder.h"
 #include "tessera/graph.h"
 
 namespace tessera::testing {
-
-inline TensorType f32_10x10() { return TensorType{DType::f32, {10, 10}}; }
-
-class GraphBuilder {
- public:
-  ValueId input(const std::string& name) {
-    Value v{name, f32_10x10(), ValueKind::Input};
-    ValueId id = g.add_value(v);
-    g.inputs.push_back(id);
-    return id;
-  }
-  // A weight (float, 100 elements) or a small constant (scalar) for extraction tests.
-  ValueId weight(const std::string& name) {
-    Value v{name, f32_10x10(), ValueKind::Constant};
-    return g.add_value(v);
-  }
-  ValueId scalar(const std::string& name) {
-    Value v{name, TensorType{DType::f32, {}}, ValueKind::Constant};
-    return g.add_value(v);
-  }
-  // Adds node `name` = op(inputs...) with one output value named like the node.
-  ValueId op(const std::string& op, const std::string& name, std::vector<ValueId> inputs) {
-    Value out{name, f32_10x10(), ValueKind::Intermediate};
-    ValueId id = g.add_value(out);
-    Node n;
-    n.name = name;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.outputs = {id};
-    g.add_node(std::move(n));
-    return id;
-  }
-  void output(ValueId v) { g.outputs.push_back(v); }
-  // Marks every value nobody reads as a graph output.
-  void outputs_for_unread() {
-    auto consumers = g.consumers();
-    for (const Node& n : g.nodes)
-      for (ValueId v : n.outputs)
-        if (consumers[static_cast<size_t>(v)].empty()) g.outputs.push_back(v);
-  }
-
-  Graph g;
-};
 
 // A random DAG of `n` nodes over one input: each node reads one or two earlier values; ops drawn
 // from `ops` (unary ops get one input, binary ones two). Unread values become graph outputs.

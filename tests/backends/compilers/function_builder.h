@@ -11,51 +11,14 @@
 #include <vector>
 
 #include "tessera/backend_compiler.h"
+#include "support/graph_builder.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
 
 namespace tessera::testing {
 
-struct FunctionBuilder {
-  Graph g;
-
-  ValueId input(const std::string& name, Shape shape) {
-    Value v;
-    v.name = name;
-    v.type = {DType::f32, std::move(shape)};
-    v.kind = ValueKind::Input;
-    const ValueId id = g.add_value(std::move(v));
-    g.inputs.push_back(id);
-    return id;
-  }
-  template <typename T>
-  ValueId constant(const std::string& name, DType dtype, Shape shape, const std::vector<T>& values) {
-    Value v;
-    v.name = name;
-    v.type = {dtype, std::move(shape)};
-    v.kind = ValueKind::Constant;
-    auto bytes = std::make_shared<TensorBytes>(values.size() * sizeof(T));
-    std::memcpy(bytes->data(), values.data(), bytes->size());
-    v.data = bytes;
-    return g.add_value(std::move(v));
-  }
-  ValueId scalar(const std::string& name, float f) { return constant<float>(name, DType::f32, {}, {f}); }
-  ValueId node(const std::string& op, std::vector<ValueId> inputs, Shape out, Attributes attrs = {}) {
-    Value v;
-    v.name = op + "_" + std::to_string(g.nodes.size()) + "_out";
-    v.type = {DType::f32, std::move(out)};
-    const ValueId id = g.add_value(std::move(v));
-    Node n;
-    n.name = op + "_" + std::to_string(g.nodes.size());
-    n.op = op;
-    n.attrs = std::move(attrs);
-    n.inputs = std::move(inputs);
-    n.outputs = {id};
-    g.add_node(std::move(n));
-    return id;
-  }
-  void output(ValueId v) { g.outputs.push_back(v); }
-};
+// Functions are built with the shared test builder; `node` names nodes as the importer would.
+using FunctionBuilder = GraphBuilder;
 
 struct RunResult {
   std::vector<HostTensor> outputs;
