@@ -65,7 +65,20 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_
                                   std::vector<std::pair<int, memory>>& binary_args, TryPd&& try_pd) {
   dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
-  while (!frame_.is_function_output(value) && consumers_[static_cast<size_t>(value)].size() == 1) {
+  while (!frame_.is_function_output(value)) {
+    if (auto g = gelu_of_.find(value); g != gelu_of_.end()) {   // erf-GELU of the chain's value
+      dnnl::post_ops trial = owned_post_ops(po);
+      trial.append_eltwise(1.0f, algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      dnnl::primitive_attr a;
+      a.set_post_ops(trial);
+      if (!try_pd(a)) break;
+      po = trial;
+      attr = a;
+      absorb(g->second.nodes);
+      value = g->second.out;
+      continue;
+    }
+    if (consumers_[static_cast<size_t>(value)].size() != 1) break;
     const size_t c = static_cast<size_t>(consumers_[static_cast<size_t>(value)][0]);
     const Node& node = fn_.nodes[c];
     if (node.outputs.size() != 1 || fn_.value(node.outputs[0]).type.shape != out_shape) break;
@@ -103,7 +116,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_
 }
 
 template <typename MakePd, typename Wire>
-void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire) {
+void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out_value) {
   const Node& node = fn_.nodes[n];
   using Pd = decltype(make_pd(attr));
   std::optional<Pd> pd;
@@ -119,7 +132,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   // function cannot keep.
   const std::string bare_impl = pd->impl_info_str();
   std::vector<std::pair<int, memory>> binary_args;
-  const ValueId out = fuse_chain(n, node.outputs[0], attr, binary_args, [&](const dnnl::primitive_attr& a) {
+  const ValueId out = fuse_chain(n, out_value != kNoValue ? out_value : node.outputs[0], attr, binary_args, [&](const dnnl::primitive_attr& a) {
     try {
       Pd trial = make_pd(a);
       if (trial.impl_info_str() != bare_impl) return false;

@@ -12,7 +12,9 @@
 // binary op whose other operand is ready before the anchor runs (binary post-op, broadcast
 // allowed). A post-op is kept only if oneDNN accepts the primitive with it; otherwise the chain
 // stops there and the node becomes a step of its own. Softmax, LogSoftmax, LayerNormalization
-// take no post-ops.
+// take no post-ops. Decomposed groups (onednn_patterns.h) count as one node: the exported layer
+// norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op (or eltwise anchor).
+// Reshape-like ops are views, Transpose a reorder, Concat a concat (onednn_ops_layout.cc).
 //
 // Layouts. Conv/deconv pick their layouts (any); pooling, batch norm, eltwise and binary run in
 // whatever layout their input has; MatMul, Gemm, softmax and layer norm want plain row-major

@@ -14,6 +14,7 @@ memory::desc plain_md(const Dims& dims) {
 
 OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine)
     : fn_(fn), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
+      alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
   for (const Value& v : fn.values)
     if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
@@ -26,8 +27,17 @@ void OnednnProgram::unsupported(const Node& node, const std::string& why) const 
 }
 
 void OnednnProgram::build() {
+  find_groups();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
+    if (auto it = layer_norm_at_.find(n); it != layer_norm_at_.end()) {
+      build_layer_norm_group(n, it->second);
+      continue;
+    }
+    if (auto it = gelu_at_.find(n); it != gelu_at_.end()) {
+      build_gelu_group(n, it->second);
+      continue;
+    }
     const Node& node = fn_.nodes[n];
     for (size_t i = 1; i < node.outputs.size(); ++i) {
       const ValueId v = node.outputs[i];
@@ -42,6 +52,7 @@ void OnednnProgram::build() {
     else if (op == "BatchNormalization") build_batchnorm(n);
     else if (op == "Softmax" || op == "LogSoftmax") build_softmax(n, op == "LogSoftmax");
     else if (op == "LayerNormalization") build_layernorm(n);
+    else if (is_layout_op(op)) build_layout_op(n);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else unsupported(node, "oneDNN has no primitive for it here");
@@ -91,6 +102,8 @@ memory OnednnProgram::plain_base(ValueId v) {
 }
 
 memory OnednnProgram::view_mem(ValueId v, const memory::desc& md) {
+  // A view of a boundary value (Reshape of an input) has no address until run: bind it too.
+  if (const ValueId root = alias_of_[static_cast<size_t>(v)]; root != kNoValue) return view_mem(root, md);
   memory base = plain_base(v);
   if (base.get_desc() == md) return base;
   if (md.get_size() != base.get_desc().get_size())
@@ -171,7 +184,10 @@ void OnednnProgram::run(std::span<const ConstTensorView> inputs, std::span<const
     c.prim.execute(stream_, c.from, c.to);
     c.done_for = src;
   }
-  for (Step& s : steps_) s.prim.execute(stream_, s.args);
+  for (Step& s : steps_) {
+    if (s.host) s.host();
+    else s.prim.execute(stream_, s.args);
+  }
   for (Step& s : final_reorders_) s.prim.execute(stream_, s.args);
   stream_.wait();
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "backends/compilers/function_frame.h"
+#include "backends/onednn/onednn_patterns.h"
 #include "tessera/graph.h"
 
 namespace tessera::onednn {
@@ -18,9 +20,13 @@ namespace tessera::onednn {
 using dnnl::memory;
 using Dims = memory::dims;
 
+// One step of a program: a primitive, or (when `host` is set) a plain copy done on the host
+// (Concat of plain memories: a few memcpys, where oneDNN's concat picked a 5-10x slower kernel).
+// CPU primitives run synchronously on the stream, so the two kinds interleave in order.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
+  std::function<void()> host;
 };
 
 // A reorder of a weight (function input or constant) into a primitive's layout, redone only when
@@ -88,11 +94,23 @@ class OnednnProgram {
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
   void build_layernorm(size_t n);
+  // Decomposed groups (onednn_patterns.h), built as one primitive (onednn_ops_fused.cc).
+  void find_groups();
+  void build_layer_norm_group(size_t n, const LayerNormMatch& m);
+  void build_gelu_group(size_t n, const GeluMatch& m);
+  void absorb(const std::vector<NodeId>& nodes);
+  // Reshape-like views, Transpose, Concat (onednn_ops_layout.cc).
+  static bool is_layout_op(const std::string& op);
+  void build_layout_op(size_t n);
+  void build_reshape(size_t n);
+  void build_transpose(size_t n);
+  void build_concat(size_t n);
   // Finishes an anchor: fuses its chain, creates the primitive, wires src args and the dst.
   // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
-  // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops.
+  // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops. `out` is
+  // the value the anchor computes (default: node n's output; a group's last value).
   template <typename MakePd, typename Wire>
-  void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire);
+  void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out = kNoValue);
 
  public:
   // Eltwise algorithms for an op, or nullopt when the op is not eltwise (onednn_eltwise.cc).
@@ -106,7 +124,11 @@ class OnednnProgram {
   FunctionFrame frame_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
+  std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node
+  std::unordered_map<size_t, GeluMatch> gelu_at_;              // by the group's first node
+  std::unordered_map<ValueId, GeluMatch> gelu_of_;             // by the GELU's input value
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;

@@ -1,5 +1,6 @@
 // onednn compiled functions against ref, per op family, fused chains included.
 #include "backends/compilers/function_builder.h"
+#include "backends/onednn/onednn_compiler.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
@@ -145,8 +146,7 @@ TEST_CASE("onednn: Sub with its first operand broadcast, then a fused chain") {
 TEST_CASE("onednn: ops oneDNN cannot do are KernelUnsupported") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {2, 6});
-  const ValueId shape = b.constant<int64_t>("shape", DType::i64, {2}, {3, 4});
-  b.output(b.node("Reshape", {x, shape}, {3, 4}));
+  b.output(b.node("Erf", {x}, {2, 6}));   // no erf primitive (only inside a GELU)
   CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(b.g), KernelUnsupported);
   FunctionBuilder s;   // Div needs its first operand broadcast: not expressible
   const ValueId v = s.input("v", {4}), m = s.input("m", {3, 4});
@@ -189,4 +189,109 @@ TEST_CASE("onednn: pooling and softmax anchors with two fused post-ops") {
   const ValueId sm = b.node("Softmax", {y}, {2, 16});
   b.output(b.node("Sqrt", {b.node("Exp", {sm}, {2, 16})}, {2, 16}));
   check_against_ref("onednn", b.g);
+}
+
+namespace {
+
+// The exported (decomposed) layer norm of x over its last axis, with gamma and beta.
+ValueId decomposed_layer_norm(FunctionBuilder& b, ValueId x, ValueId gamma, ValueId beta) {
+  const Shape xs = b.g.value(x).type.shape;
+  Shape rs = xs;
+  rs.back() = 1;
+  const Attributes last{{"axes", I{-1}}};
+  const ValueId d = b.node("Sub", {x, b.node("ReduceMean", {x}, rs, last)}, xs);
+  const ValueId v = b.node("ReduceMean", {b.node("Pow", {d, b.scalar("two", 2.0f)}, xs)}, rs, last);
+  const ValueId s = b.node("Sqrt", {b.node("Add", {v, b.scalar("eps", 1e-5f)}, rs)}, rs);
+  const ValueId y = b.node("Div", {d, s}, xs);
+  return b.node("Add", {b.node("Mul", {y, gamma}, xs), beta}, xs);
+}
+
+}  // namespace
+
+TEST_CASE("onednn: decomposed layer norm runs as one layer_normalization primitive") {
+  const Shape xs{1, 16, 32};
+  FunctionBuilder b;
+  const ValueId x = b.input("x", xs), r = b.input("residual", xs);
+  const ValueId g = b.input("gamma", {32}), be = b.input("beta", {32});
+  b.output(decomposed_layer_norm(b, b.node("Add", {x, r}, xs), g, be));
+  check_against_ref("onednn", b.g);   // compiles at all only as a group: ReduceMean and Pow have no primitive here
+
+  FunctionBuilder q;   // axes over two dims: not a layer norm oneDNN runs; ReduceMean stays unsupported
+  const ValueId qx = q.input("x", xs);
+  const ValueId m = q.node("ReduceMean", {qx}, {1, 1, 1}, {{"axes", I{1, 2}}});
+  q.output(q.node("Sub", {qx, m}, xs));
+  CHECK_THROWS_AS(make_onednn_compiler()->compile(q.g), KernelUnsupported);
+}
+
+TEST_CASE("onednn: erf-GELU after a MatMul + bias is one post-op, in each exported order") {
+  size_t bare_workspace = 0;   // MatMul + bias alone: the GELU as a post-op adds no buffer
+  {
+    FunctionBuilder b;
+    const ValueId a = b.input("a", {8, 16}), w = b.input("w", {16, 24}), bias = b.input("bias", {24});
+    b.output(b.node("Add", {bias, b.node("MatMul", {a, w}, {8, 24})}, {8, 24}));
+    bare_workspace = make_onednn_compiler()->compile(b.g)->workspace_bytes();
+  }
+  for (int order = 0; order < 3; ++order) {
+    FunctionBuilder b;
+    const ValueId a = b.input("a", {8, 16}), w = b.input("w", {16, 24}), bias = b.input("bias", {24});
+    const Shape ys{8, 24};
+    const ValueId x = b.node("Add", {bias, b.node("MatMul", {a, w}, ys)}, ys);
+    const ValueId e = b.node("Add", {b.node("Erf", {b.node("Div", {x, b.scalar("sqrt2", std::sqrt(2.0f))}, ys)}, ys),
+                                     b.scalar("one", 1.0f)}, ys);
+    const ValueId half = b.scalar("half", 0.5f);
+    ValueId y;
+    if (order == 0) y = b.node("Mul", {b.node("Mul", {x, e}, ys), half}, ys);        // torch's export
+    else if (order == 1) y = b.node("Mul", {b.node("Mul", {x, half}, ys), e}, ys);   // 0.5 * x first
+    else y = b.node("Mul", {x, b.node("Mul", {e, half}, ys)}, ys);
+    b.output(y);
+    INFO("order " << order);
+    check_against_ref("onednn", b.g);
+    auto fn = make_onednn_compiler()->compile(b.g);
+    // MatMul writes y directly (bias and GELU are post-ops): no buffer for x, only the frame's scalars.
+    CHECK(fn->workspace_bytes() < bare_workspace + 8 * 24 * 4);
+  }
+  FunctionBuilder b;   // a GELU alone: one eltwise primitive
+  const Shape xs{4, 40};
+  const ValueId x = b.input("x", xs);
+  const ValueId e = b.node("Add", {b.scalar("one", 1.0f),
+                                   b.node("Erf", {b.node("Mul", {x, b.scalar("r", std::sqrt(0.5f))}, xs)}, xs)}, xs);
+  b.output(b.node("Mul", {b.node("Mul", {x, e}, xs), b.scalar("half", 0.5f)}, xs));
+  check_against_ref("onednn", b.g);
+}
+
+namespace {
+
+ValueId shape_of(FunctionBuilder& b, I dims) {
+  return b.constant<int64_t>("shape" + std::to_string(b.g.values.size()), DType::i64, {int64_t(dims.size())}, dims);
+}
+
+}  // namespace
+
+TEST_CASE("onednn: Reshape views and Transpose reorders (attention's head split)") {
+  FunctionBuilder b;   // head split: [1,8,16] -> [1,8,2,8] -> [1,2,8,8] and [1,2,8,8] (k transposed)
+  const ValueId x = b.input("x", {1, 8, 16});
+  const ValueId r = b.node("Reshape", {x, shape_of(b, {1, 8, 2, 8})}, {1, 8, 2, 8});
+  b.output(b.node("Transpose", {r}, {1, 2, 8, 8}, {{"perm", I{0, 2, 1, 3}}}));
+  b.output(b.node("Transpose", {r}, {1, 2, 8, 8}, {{"perm", I{0, 2, 3, 1}}}));
+  check_against_ref("onednn", b.g);
+}
+
+TEST_CASE("onednn: Transpose + Reshape into a function output (attention's head merge), Flatten") {
+  FunctionBuilder m;   // head merge: Transpose + Reshape into the function output, and a Reshape output
+  const ValueId h = m.input("h", {1, 2, 8, 8});
+  const ValueId t = m.node("Transpose", {h}, {1, 8, 2, 8}, {{"perm", I{0, 2, 1, 3}}});
+  m.output(m.node("Reshape", {t, shape_of(m, {1, 8, 16})}, {1, 8, 16}));
+  m.output(m.node("Flatten", {m.node("Relu", {h}, {1, 2, 8, 8})}, {1, 128}, {{"axis", int64_t(1)}}));
+  check_against_ref("onednn", m.g);
+}
+
+TEST_CASE("onednn: Concat of blocked conv outputs (fire module) and of plain inputs") {
+  FunctionBuilder c;   // Concat of two blocked conv outputs (fire module) and of plain inputs
+  const ValueId cx = c.input("x", {1, 16, 6, 6}), w1 = c.input("w1", {32, 16, 1, 1}), w3 = c.input("w3", {32, 16, 3, 3});
+  const ValueId e1 = c.node("Relu", {c.node("Conv", {cx, w1}, {1, 32, 6, 6})}, {1, 32, 6, 6});
+  const ValueId e3 = c.node("Relu", {c.node("Conv", {cx, w3}, {1, 32, 6, 6}, {{"pads", I{1, 1, 1, 1}}})}, {1, 32, 6, 6});
+  c.output(c.node("Concat", {e1, e3}, {1, 64, 6, 6}, {{"axis", int64_t(1)}}));
+  const ValueId p = c.input("p", {3, 5}), q = c.input("q", {3, 2});
+  c.output(c.node("Concat", {p, q}, {3, 7}, {{"axis", int64_t(-1)}}));
+  check_against_ref("onednn", c.g);
 }

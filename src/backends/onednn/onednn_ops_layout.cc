@@ -1,0 +1,125 @@
+// OnednnProgram: data movement, Reshape-like views, Transpose and Concat (see onednn_compiler.h).
+//
+// Reshape, Flatten, Squeeze and Unsqueeze keep the bytes: inside a function their output is a
+// view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
+// reorder). Transpose is one reorder from a strided view of the input (permuted strides) into
+// plain memory; the shape-only ops right after it write nothing more (the reorder writes their
+// output). Concat of blocked inputs (conv outputs inside a coalesced function) is oneDNN's
+// concat primitive on their own layouts; of plain ones, host memcpys (oneDNN 2.6 picked a concat
+// 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules). These replace
+// ref's element-by-element loops in the attention block (Reshape + Transpose around the batched
+// MatMuls) and squeezenet's fire modules.
+#include <cstring>
+
+#include "backends/onednn/onednn_anchor.h"
+
+namespace tessera::onednn {
+namespace {
+
+bool is_shape_only(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze";
+}
+
+}  // namespace
+
+bool OnednnProgram::is_layout_op(const std::string& op) {
+  return is_shape_only(op) || op == "Transpose" || op == "Concat";
+}
+
+void OnednnProgram::build_layout_op(size_t n) {
+  const Node& node = fn_.nodes[n];
+  if (node.op == "Transpose") build_transpose(n);
+  else if (node.op == "Concat") build_concat(n);
+  else build_reshape(n);
+}
+
+void OnednnProgram::build_reshape(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], y = node.outputs[0];
+  if (fn_.value(x).type.numel() != fn_.value(y).type.numel()) unsupported(node, "input and output sizes differ");
+  const memory::desc md = plain_md(dims_of(y));
+  if (!frame_.is_function_output(y)) {
+    const ValueId root = alias_of_[static_cast<size_t>(x)] != kNoValue ? alias_of_[static_cast<size_t>(x)] : x;
+    if (is_boundary(root)) alias_of_[static_cast<size_t>(y)] = root;
+    mem_[static_cast<size_t>(y)] = view_mem(x, md);
+    return;
+  }
+  add_reorder(view_mem(x, md), dst_mem(y, md));
+}
+
+void OnednnProgram::build_transpose(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0];
+  const Dims xd = dims_of(x);
+  const size_t rank = xd.size();
+  std::vector<int64_t> perm = attr_ints(node.attrs, "perm");
+  if (perm.empty())
+    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+  if (perm.size() != rank || rank == 0) unsupported(node, "perm does not match the input's rank");
+  Dims xstrides(rank, 1), yd(rank), ystrides(rank);
+  for (size_t i = rank; i-- > 1;) xstrides[i - 1] = xstrides[i] * xd[i];
+  for (size_t i = 0; i < rank; ++i) {
+    const auto p = static_cast<size_t>(perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i]);
+    if (p >= rank) unsupported(node, "perm out of range");
+    yd[i] = xd[p];
+    ystrides[i] = xstrides[p];
+  }
+  // Shape-only ops after the transpose: the reorder writes their output directly.
+  ValueId out = node.outputs[0];
+  while (!frame_.is_function_output(out) && consumers_[static_cast<size_t>(out)].size() == 1) {
+    const size_t c = static_cast<size_t>(consumers_[static_cast<size_t>(out)][0]);
+    if (!is_shape_only(fn_.nodes[c].op) || fn_.nodes[c].inputs[0] != out) break;
+    absorbed_[c] = 1;
+    out = fn_.nodes[c].outputs[0];
+  }
+  const memory src = view_mem(x, memory::desc(yd, f32, ystrides));
+  const memory dst = dst_mem(out, plain_md(yd));
+  add_reorder(src, dst);
+}
+
+void OnednnProgram::build_concat(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId y = node.outputs[0];
+  const auto rank = static_cast<int64_t>(fn_.value(y).type.shape.size());
+  int64_t axis = attr_int(node.attrs, "axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) unsupported(node, "axis out of range");
+  std::vector<ValueId> ins;
+  for (ValueId v : node.inputs)
+    if (v != kNoValue && fn_.value(v).type.numel() > 0) ins.push_back(v);
+  if (ins.empty()) unsupported(node, "no non-empty input");
+  bool all_plain = true;
+  for (ValueId v : ins) all_plain = all_plain && value_mem(v).get_desc() == plain_md(dims_of(v));
+  if (!all_plain) {   // blocked inputs (conv outputs inside a coalesced function): oneDNN's concat on them
+    try {
+      std::vector<memory::desc> mds;
+      std::unordered_map<int, memory> args;
+      for (size_t i = 0; i < ins.size(); ++i) {
+        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = value_mem(ins[i]);
+        mds.push_back(args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)].get_desc());
+      }
+      dnnl::concat::primitive_desc pd(static_cast<int>(axis), mds, engine_);
+      args[DNNL_ARG_DST] = dst_mem(y, pd.dst_desc());
+      steps_.push_back({dnnl::concat(pd), std::move(args), {}});
+      return;
+    } catch (const dnnl::error&) {
+    }
+  }
+  // Plain: per outer index, each input's contiguous slab after the other.
+  const Dims yd = dims_of(y);
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= yd[static_cast<size_t>(i)];
+  std::vector<std::pair<memory, size_t>> srcs;   // memory, bytes per outer index
+  for (ValueId v : ins) srcs.emplace_back(plain_mem(v), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
+  const memory dst = dst_mem(y, plain_md(yd));
+  steps_.push_back({{}, {}, [srcs, dst, outer] {
+    auto* out = static_cast<char*>(dst.get_data_handle());
+    for (int64_t o = 0; o < outer; ++o)
+      for (const auto& [m, bytes] : srcs) {
+        std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
+        out += bytes;
+      }
+  }});
+}
+
+}  // namespace tessera::onednn

@@ -1,0 +1,45 @@
+// Decomposed ops the onednn compiler recognises inside a function and runs as one primitive (or
+// one post-op), the way ONNX Runtime's graph optimizer fuses them. Internal to src/backends/onednn/.
+//
+// Terms: an exporter writes LayerNormalization and erf-GELU as chains of elementary ops. The
+// recogniser finds them structurally in the flat function the compiler receives (composites do
+// not reach the compiler; the spec's patterns, data/backends/onednn.json, only make sure such
+// candidates exist):
+//
+//   layer norm  m = ReduceMean(x, last axis); d = x - m; v = ReduceMean(Pow(d, 2)); s = Sqrt(v + eps)
+//               y = d / s [* gamma] [+ beta]          -> layer_normalization_forward(eps, scale, shift)
+//   erf-GELU    y = x * (Erf(x / sqrt 2) + 1) * 0.5   -> eltwise_gelu_erf (a post-op after a MatMul)
+//               (any order of the two Muls and of their operands, 1 + Erf or Erf + 1)
+//
+// Every inner value must be used only inside the group and must not be a function output; the
+// constants (2, eps, sqrt 2, 1, 0.5) are checked by value; gamma/beta must be [inner]-sized
+// vectors along the last axis (function inputs after extract_function, or constants). What is
+// not needed for correctness: recognising other spellings (x*x for Pow, Mul by 1/sqrt(2), rsqrt);
+// they simply run op by op. Matching is O(group size) per candidate root.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tessera/graph.h"
+
+namespace tessera::onednn {
+
+struct LayerNormMatch {
+  std::vector<NodeId> nodes;          // every node of the group, ascending
+  ValueId x = kNoValue, gamma = kNoValue, beta = kNoValue, out = kNoValue;
+  float eps = 0.0f;
+};
+
+struct GeluMatch {
+  std::vector<NodeId> nodes;          // ascending
+  ValueId x = kNoValue, out = kNoValue;
+};
+
+// A layer norm whose first ReduceMean is node `mean`.
+std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers,
+                                               NodeId mean);
+// An erf-GELU of value x (x's consumers are exactly the group's two entry nodes).
+std::optional<GeluMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
+
+}  // namespace tessera::onednn
