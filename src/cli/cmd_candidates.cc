@@ -77,7 +77,7 @@ void add_candidates_command(CLI::App& app) {
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->add_flag("--explain", opt->explain, "also print each backend's rule and rejections by reason");
   cmd->add_option("-j", opt->threads, "backends enumerated in parallel (result is the same for any N)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1024));
   cmd->callback([opt] {
     auto backends = resolve_backends(split_backend_list(opt->backends), opt->spec_files);
     Graph g = opt->model.load();

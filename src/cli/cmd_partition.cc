@@ -127,7 +127,8 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
   cmd->add_option("--emit", args->emit_dir, "write the plan and partitioned module into this directory");
   cmd->add_option("--cache", args->cache, "cost database to read and extend");
-  cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N)");
+  cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");

@@ -175,7 +175,8 @@ void add_refit_command(CLI::App& app) {
   cmd->add_option("--profile", args->profile, "profile to start from: a path or a name in data/devices (default host)");
   cmd->add_option("-o,--output", args->output, "write the refitted profile here (default: print it)");
   cmd->add_option("--threads", args->threads, "the --threads tune measured with (default 1)");
-  cmd->add_option("-j", args->jobs, "enumeration threads (default 1)");
+  cmd->add_option("-j", args->jobs, "enumeration threads (default 1)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--worst", args->worst, "list the N samples per backend the refitted profile predicts worst");
   cmd->callback([args] { run_refit(*args); });
 }

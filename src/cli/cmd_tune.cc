@@ -201,7 +201,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--cache", args->cache, "cost database (default ~/.cache/tessera/costs.db)");
   cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
-  cmd->add_option("-j", args->jobs, "measurements at once (one per core at most); also enumeration threads");
+  cmd->add_option("-j", args->jobs, "measurements at once (one per core at most); also enumeration threads")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->threads, "compute threads of each measurement (default 1)");
   cmd->add_option("--budget-ms", args->budget_ms, "timed runs per measurement stop after this (default 20)");
   cmd->add_option("--repeats", args->repeats, "...or after this many runs (default 50)");

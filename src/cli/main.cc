@@ -1,5 +1,7 @@
 // tessera: search-based partition optimizer. See README.md and docs/cli.md.
+#include <algorithm>
 #include <cstdio>
+#include <string>
 #include <exception>
 
 #include "commands.h"
@@ -22,9 +24,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0; real usage errors exit 2.
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    // --help and --version are "errors" with exit code 0; real usage errors are one line, exit 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::fprintf(stderr, "tessera: %s (see --help)\n", what.c_str());
+    return 2;
   } catch (const tessera::UserError& e) {
     std::fprintf(stderr, "tessera: %s\n", e.what());
     return 2;
