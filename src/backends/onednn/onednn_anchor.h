@@ -31,7 +31,7 @@ inline bool commutative(algorithm a) {
          a == algorithm::binary_min;
 }
 
-// An owned deep copy of `src` (eltwise and binary entries, the only kinds tessera appends).
+// An owned deep copy of `src` (eltwise, sum and binary entries, the only kinds tessera appends).
 // Needed because primitive_attr::get_post_ops() returns a *weak* handle into the attribute: a
 // post_ops copied from it (handles share) and appended to writes into that attribute, and reads
 // freed memory once the attribute is replaced and destroyed (bert_encoder's Div+Mul+Add: double
@@ -44,6 +44,10 @@ inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src) {
       algorithm alg;
       src.get_params_eltwise(i, scale, alg, alpha, beta);
       dst.append_eltwise(scale, alg, alpha, beta);
+    } else if (src.kind(i) == dnnl::primitive::kind::sum) {
+      float scale;
+      src.get_params_sum(i, scale);
+      dst.append_sum(scale);
     } else if (src.kind(i) == dnnl::primitive::kind::binary) {
       algorithm alg;
       memory::desc md;
@@ -61,7 +65,7 @@ inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src) {
 using namespace detail;
 
 template <typename TryPd>
-ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_attr& attr,
+ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr,
                                   std::vector<std::pair<int, memory>>& binary_args, TryPd&& try_pd) {
   dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
@@ -95,6 +99,24 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, dnnl::primitive_
       const Value& o = fn_.value(other);
       if ((side == 1 && !commutative(*alg)) || !broadcasts_to(o.type.shape, out_shape)) break;
       if (o.kind == ValueKind::Intermediate && static_cast<size_t>(o.producer) >= anchor) break;  // not ready
+      // A full-size Add operand (a residual) becomes a `sum` post-op: the anchor's dst is filled
+      // with the residual first (finish_anchor) and the kernel accumulates into it. A binary
+      // post-op with a full-size operand would push oneDNN 2.x's blocked convolutions onto im2col
+      // GEMM (finish_anchor refuses that), leaving the Add to run apart with reorders around it.
+      if (*alg == algorithm::binary_add && o.type.shape == out_shape && sum_source == kNoValue) {
+        dnnl::post_ops with_sum = owned_post_ops(po);
+        with_sum.append_sum(1.0f);
+        dnnl::primitive_attr a;
+        a.set_post_ops(with_sum);
+        if (try_pd(a)) {
+          po = with_sum;
+          attr = a;
+          sum_source = other;
+          absorbed_[c] = 1;
+          value = node.outputs[0];
+          continue;
+        }
+      }
       memory m = plain_mem(other, padded(o.type.shape, out_shape.size()));
       trial.append_binary(*alg, m.get_desc());
       src1 = {trial.len() - 1, m};
@@ -132,7 +154,9 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   // function cannot keep.
   const std::string bare_impl = pd->impl_info_str();
   std::vector<std::pair<int, memory>> binary_args;
-  const ValueId out = fuse_chain(n, out_value != kNoValue ? out_value : node.outputs[0], attr, binary_args, [&](const dnnl::primitive_attr& a) {
+  const ValueId chain_start = out_value != kNoValue ? out_value : node.outputs[0];
+  ValueId sum_source = kNoValue;
+  const ValueId out = fuse_chain(n, chain_start, sum_source, attr, binary_args, [&](const dnnl::primitive_attr& a) {
     try {
       Pd trial = make_pd(a);
       if (trial.impl_info_str() != bare_impl) return false;
@@ -144,7 +168,9 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   });
   std::unordered_map<int, memory> args = wire(*pd);
   for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
-  args[DNNL_ARG_DST] = dst_mem(out, pd->dst_desc());
+  memory dst = dst_mem(out, pd->dst_desc());
+  if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
+  args[DNNL_ARG_DST] = dst;
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args)});
 }
 

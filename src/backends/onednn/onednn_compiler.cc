@@ -29,7 +29,7 @@ class OnednnCompiler final : public BackendCompiler {
   std::string name() const override { return "onednn"; }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    return "tessera-onednn 2; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    return "tessera-onednn 3; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 

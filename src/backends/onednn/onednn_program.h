@@ -80,9 +80,10 @@ class OnednnProgram {
   void add_reorder(const memory& from, const memory& to);
 
   // Post-op chain after an anchor whose result is `value`; `try_pd(attr)` tells whether the anchor
-  // accepts the attribute. Marks absorbed nodes and returns the value the chain ends with.
+  // accepts the attribute. Marks absorbed nodes and returns the value the chain ends with; when a
+  // residual Add became a `sum` post-op, `sum_source` is the residual (the dst must hold it first).
   template <typename TryPd>
-  ValueId fuse_chain(size_t anchor, ValueId value, dnnl::primitive_attr& attr, std::vector<std::pair<int, memory>>& binary_args,
+  ValueId fuse_chain(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr, std::vector<std::pair<int, memory>>& binary_args,
                      TryPd&& try_pd);
 
   // --- one builder per op family (onednn_ops.cc) ---
