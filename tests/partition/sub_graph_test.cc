@@ -4,38 +4,15 @@
 
 #include "tessera/dataflow_index.h"
 #include "tessera/sub_graph.h"
+#include "support/collage_graphs.h"
 #include "test_graphs.h"
 
 using namespace tessera;
 using tessera::testing::GraphBuilder;
+using tessera::testing::collage_chain;
+using tessera::testing::collage_diamond;
 
 namespace {
-
-// Collage's diamond: r0 = Relu(x); r1 = Relu(r0); a = Abs(x); r2 = Relu(a); s = Add(r1, r2);
-// r3 = Relu(s); out = Abs(r3). Indices 0..6 in that order.
-Graph diamond() {
-  GraphBuilder b;
-  ValueId x = b.input("x");
-  ValueId r0 = b.op("Relu", "r0", {x});
-  ValueId r1 = b.op("Relu", "r1", {r0});
-  ValueId a = b.op("Abs", "a", {x});
-  ValueId r2 = b.op("Relu", "r2", {a});
-  ValueId s = b.op("Add", "s", {r1, r2});
-  ValueId r3 = b.op("Relu", "r3", {s});
-  b.output(b.op("Abs", "out", {r3}));
-  return std::move(b.g);
-}
-
-// Collage's chain with a tap: r0 = Relu(x); a = Abs(r0); r1 = Relu(a); out = Add(a, r1).
-Graph chain() {
-  GraphBuilder b;
-  ValueId x = b.input("x");
-  ValueId r0 = b.op("Relu", "r0", {x});
-  ValueId a = b.op("Abs", "a", {r0});
-  ValueId r1 = b.op("Relu", "r1", {a});
-  b.output(b.op("Add", "out", {a, r1}));
-  return std::move(b.g);
-}
 
 SubGraph sub(const DataflowIndex& index, std::initializer_list<int> nodes) {
   return SubGraph(index, IndexSet(index.size(), nodes));
@@ -44,7 +21,7 @@ SubGraph sub(const DataflowIndex& index, std::initializer_list<int> nodes) {
 }  // namespace
 
 TEST_CASE("DataflowIndex producers, consumers and reachability", "[sub_graph]") {
-  Graph g = diamond();
+  Graph g = collage_diamond();
   DataflowIndex index(g);
   CHECK(index.producers(4) == std::vector<NodeId>{1, 3});
   CHECK(index.consumers(0) == std::vector<NodeId>{1});
@@ -58,7 +35,7 @@ TEST_CASE("DataflowIndex producers, consumers and reachability", "[sub_graph]") 
 }
 
 TEST_CASE("SubGraph of a single op", "[sub_graph]") {
-  Graph g = diamond();
+  Graph g = collage_diamond();
   DataflowIndex index(g);
   SubGraph s = sub(index, {4});
   CHECK(s.entries().members() == std::vector<int>{4});
@@ -92,7 +69,7 @@ TEST_CASE("Two independent adds: two entries, two exits, not connected", "[sub_g
 }
 
 TEST_CASE("Diamond: depth, kind, label, exits, convexity", "[sub_graph]") {
-  Graph g = diamond();
+  Graph g = collage_diamond();
   DataflowIndex index(g);
   SubGraph body = sub(index, {0, 1, 2, 3, 4, 5});
   CHECK(body.depth() == 4);          // r0 -> r1 -> s -> r3
@@ -119,7 +96,7 @@ TEST_CASE("Diamond: depth, kind, label, exits, convexity", "[sub_graph]") {
 }
 
 TEST_CASE("A set that leaves and re-enters is not convex; its closure is", "[sub_graph]") {
-  Graph g = diamond();
+  Graph g = collage_diamond();
   DataflowIndex index(g);
   CHECK(!sub(index, {1, 5}).is_convex());             // r1 -> s (outside) -> r3
   SubGraph hole = sub(index, {0, 1, 2, 3, 5});        // both branches and r3, without s
@@ -148,7 +125,7 @@ TEST_CASE("Convexity rejection for a connected set", "[sub_graph]") {
 }
 
 TEST_CASE("Taps: an exit that also feeds inside", "[sub_graph]") {
-  Graph g = chain();
+  Graph g = collage_chain();
   DataflowIndex index(g);
   SubGraph s = sub(index, {1, 2});   // a, r1; a also feeds out (outside)
   CHECK(s.exits().members() == std::vector<int>{1, 2});
@@ -162,7 +139,7 @@ TEST_CASE("Taps: an exit that also feeds inside", "[sub_graph]") {
 }
 
 TEST_CASE("Touching and disjoint union", "[sub_graph]") {
-  Graph g = chain();
+  Graph g = collage_chain();
   DataflowIndex index(g);
   CHECK(touches(sub(index, {0}), sub(index, {1})));
   CHECK(touches(sub(index, {1}), sub(index, {0})));

@@ -4,6 +4,7 @@
 
 #include "../partition/test_graphs.h"
 #include "search/plan_check.h"
+#include "support/collage_graphs.h"
 #include "search_fixture.h"
 
 using namespace tessera;
@@ -24,38 +25,26 @@ TEST_CASE("a single Relu goes to the cheaper backend", "[search][collage]") {
 }
 
 TEST_CASE("relu-abs-relu-add: byoc{r0} tvm{a} byoc{r1,out} at 4.9", "[search][collage]") {
-  GraphBuilder b;
-  ValueId r0 = b.op("Relu", "r0", {b.input("x")});
-  ValueId a = b.op("Abs", "a", {r0});
-  ValueId r1 = b.op("Relu", "r1", {a});
-  b.output(b.op("Add", "out", {a, r1}));
+  const Graph g = collage_chain();
   std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 3)};
   auto costs = mock_costs({{"tvm", 2.0}, {"byoc", 1.0}});
   for (std::string search : {"collage", "exhaustive"}) {
-    PartitionOutcome out = run_search(b.g, backends, costs, search);
+    PartitionOutcome out = run_search(g, backends, costs, search);
     INFO(search);
-    CHECK(describe(out.plan, b.g) == "byoc{r0} tvm{a} byoc{r1,out}");
+    CHECK(describe(out.plan, g) == "byoc{r0} tvm{a} byoc{r1,out}");
     CHECK(out.plan.total_cost.number() == Approx(4.9).epsilon(1e-12));
     CHECK_FALSE(check_plan(out.plan, *out.index, backends));
   }
 }
 
 TEST_CASE("byoc fuses five nodes because fusion beats five tvm calls: 34.5706", "[search][collage]") {
-  GraphBuilder b;
-  ValueId x = b.input("x");
-  ValueId r0 = b.op("Relu", "r0", {x});
-  ValueId r1 = b.op("Relu", "r1", {r0});
-  ValueId a = b.op("Abs", "a", {x});
-  ValueId r2 = b.op("Relu", "r2", {a});
-  ValueId s = b.op("Add", "s", {r1, r2});
-  ValueId r3 = b.op("Relu", "r3", {s});
-  b.output(b.op("Abs", "out", {r3}));
+  const Graph g = collage_diamond();
   std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 5)};
   auto costs = mock_costs({{"tvm", 5.0}, {"byoc", 6.0}});
   for (std::string search : {"collage", "exhaustive"}) {
-    PartitionOutcome out = run_search(b.g, backends, costs, search);
+    PartitionOutcome out = run_search(g, backends, costs, search);
     INFO(search);
-    CHECK(describe(out.plan, b.g) == "tvm{a} byoc{r0,r1,r2,s,r3} tvm{out}");
+    CHECK(describe(out.plan, g) == "tvm{a} byoc{r0,r1,r2,s,r3} tvm{out}");
     CHECK(out.plan.total_cost.number() == Approx(34.5706).epsilon(1e-12));
     REQUIRE(out.plan.partitions.size() == 3);
     CHECK(out.plan.partitions[1].cost.number() == Approx(6 * 4.0951).epsilon(1e-12));

@@ -5,6 +5,7 @@
 #include "../partition/test_graphs.h"
 #include "search_fixture.h"
 #include "tessera/error.h"
+#include "support/collage_graphs.h"
 
 using namespace tessera;
 using namespace tessera::testing;
@@ -19,26 +20,22 @@ TEST_CASE("plan numbers have one fixed format", "[search][plan]") {
 }
 
 TEST_CASE("a plan survives write, read, write byte for byte", "[search][plan]") {
-  GraphBuilder b;
-  ValueId r0 = b.op("Relu", "r0", {b.input("x")});
-  ValueId a = b.op("Abs", "a", {r0});
-  ValueId r1 = b.op("Relu", "r1", {a});
-  b.output(b.op("Add", "out", {a, r1}));
+  const Graph g = collage_chain();
   std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 3)};
   auto costs = mock_costs({{"tvm", 2.0}, {"byoc", 1.0}});
-  PartitionOutcome out = run_search(b.g, backends, costs);
-  std::string text = plan_to_json_text(out.plan, b.g);
+  PartitionOutcome out = run_search(g, backends, costs);
+  std::string text = plan_to_json_text(out.plan, g);
   CHECK(text.find("\"total_cost\": 4.9,") != std::string::npos);
   CHECK(text.find("\"search_ms\": 0.0") != std::string::npos);
   CHECK(text.find("\"composites\": [{\"name\": \"byoc.relu\"") != std::string::npos);
-  Plan back = plan_from_json(nlohmann::json::parse(text), "p.json", b.g);
-  CHECK(plan_to_json_text(back, b.g) == text);
+  Plan back = plan_from_json(nlohmann::json::parse(text), "p.json", g);
+  CHECK(plan_to_json_text(back, g) == text);
   REQUIRE(back.partitions.size() == 3);
   CHECK(back.partitions[2].nodes == IndexSet(4, {2, 3}));
 
   const std::string path = "build-search-plan-test.json";
-  write_plan_file(path, out.plan, b.g);
-  CHECK(plan_to_json_text(read_plan_file(path, b.g), b.g) == text);
+  write_plan_file(path, out.plan, g);
+  CHECK(plan_to_json_text(read_plan_file(path, g), g) == text);
   std::remove(path.c_str());
 }
 
