@@ -60,7 +60,7 @@ const Efficiency& DeviceProfile::efficiency_for(std::string_view backend) const 
 std::string DeviceProfile::fingerprint() const {
   json j = to_json(*this);
   j.erase("source");   // provenance, not a number the costs depend on
-  return name + "/" + hash_hex(cost_detail::fnv1a64(j.dump()));
+  return name + "/" + hash_hex(fnv1a64(j.dump()));
 }
 
 DeviceProfile parse_device_profile(std::string_view text, const std::string& file) {

@@ -102,13 +102,4 @@ void JsonFields::expect_header(const json& obj, std::string_view format) const {
   if (!it->is_number_integer() || it->get<int64_t>() != 1) fail("/version", "expected 1");
 }
 
-uint64_t fnv1a64(std::string_view text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 }  // namespace tessera::cost_detail

@@ -47,7 +47,5 @@ class JsonFields {
   std::string file_;
 };
 
-// FNV-1a 64 over text: stable across runs and machines (for fingerprints).
-uint64_t fnv1a64(std::string_view text);
 
 }  // namespace tessera::cost_detail

@@ -96,7 +96,7 @@ double mock_cost(const MockBackendCosts& c, const Graph& fn) {
 
 MockCostModel::MockCostModel(MockCosts costs)
     : costs_(std::move(costs)),
-      fingerprint_("mock/1/" + hash_hex(cost_detail::fnv1a64(canonical(costs_)))) {}
+      fingerprint_("mock/1/" + hash_hex(fnv1a64(canonical(costs_)))) {}
 
 Cost MockCostModel::estimate_impl(const CostRequest& r) const {
   auto it = costs_.backends.find(r.backend);

@@ -10,24 +10,10 @@
 #include "measure_function.h"
 #include "tessera/error.h"
 #include "tessera/estimator.h"
+#include "tessera/structural_hash.h"
 
 namespace tessera {
 namespace {
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-std::string hex16(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // A child killed by these was interrupted from outside (Ctrl-C reaches the whole process group),
 // not crashed by its backend: its cost is Unknown, never stored.
@@ -63,7 +49,7 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     }
     versions += b + "=" + v + ";";
   }
-  fingerprint_ = "measure/1/" + hex16(fnv1a(versions));
+  fingerprint_ = "measure/1/" + hash_hex(fnv1a64(versions));
   cpu_ = cpu_model_name();
 }
 

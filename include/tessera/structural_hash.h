@@ -15,12 +15,17 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tessera/graph.h"
 
 namespace tessera {
 
 uint64_t structural_hash(const Graph& fn);
+// FNV-1a 64 of `bytes`, continuing from `h` (default: the FNV offset basis). Every stable hash in
+// tessera (structural hashes, fingerprints, seeds) is this one function.
+inline constexpr uint64_t kFnvOffsetBasis = 14695981039346656037ull;
+uint64_t fnv1a64(std::string_view bytes, uint64_t h = kFnvOffsetBasis);
 bool structurally_equal(const Graph& a, const Graph& b);
 std::string hash_hex(uint64_t h);   // 16 lower-case hex digits
 

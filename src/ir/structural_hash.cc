@@ -83,15 +83,15 @@ class Canonical {
 
 }  // namespace
 
-uint64_t structural_hash(const Graph& fn) {
-  uint64_t h = 14695981039346656037ull;
-  const Canonical canonical(fn);
-  for (unsigned char c : canonical.bytes()) {
+uint64_t fnv1a64(std::string_view bytes, uint64_t h) {
+  for (unsigned char c : bytes) {
     h ^= c;
     h *= 1099511628211ull;
   }
   return h;
 }
+
+uint64_t structural_hash(const Graph& fn) { return fnv1a64(Canonical(fn).bytes()); }
 
 bool structurally_equal(const Graph& a, const Graph& b) { return Canonical(a).bytes() == Canonical(b).bytes(); }
 

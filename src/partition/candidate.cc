@@ -1,18 +1,11 @@
 // Candidate identity, order and deduplication (see include/tessera/candidate.h).
 #include "tessera/candidate.h"
+#include "tessera/structural_hash.h"
 
 #include <algorithm>
 
 namespace tessera {
 namespace {
-
-uint64_t fnv(uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 uint64_t mix(uint64_t h, uint64_t v) {
   for (int b = 0; b < 8; ++b) {
@@ -38,8 +31,8 @@ bool Candidate::same_as(const Candidate& o) const {
 }
 
 uint64_t Candidate::hash() const {
-  uint64_t h = fnv(inside().hash(), backend);
-  for (const auto& c : composites) h = fnv(mix(h, c.inside.hash()), c.name);
+  uint64_t h = fnv1a64(backend, inside().hash());
+  for (const auto& c : composites) h = fnv1a64(c.name, mix(h, c.inside.hash()));
   return h;
 }
 

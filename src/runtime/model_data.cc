@@ -7,16 +7,13 @@
 #include <set>
 
 #include "tessera/error.h"
+#include "tessera/structural_hash.h"
 
 namespace tessera {
 namespace {
 
 // FNV-1a of the name: a seed that depends on the value, not on its position in the graph.
-uint64_t name_seed(uint64_t seed, const std::string& name) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+uint64_t name_seed(uint64_t seed, const std::string& name) { return fnv1a64(name, 1469598103934665603ull ^ seed); }
 
 HostTensor seeded_weight(const TensorType& type, uint64_t seed) {
   HostTensor t = HostTensor::random(type, seed);
