@@ -9,7 +9,11 @@ build_pkgs=(
   libtbb-dev libeigen3-dev nlohmann-json3-dev catch2 libbenchmark-dev
   libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libcli11-dev graphviz
+  libcli11-dev graphviz zlib1g-dev
+  libxnnpack-dev libpthreadpool-dev libhalide14-0-dev
+  libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev
+  clang libfuzzer-14-dev
 )
 # Model export and test oracles: Debian's python3 with ONNX and torchvision, ONNX's node test data.
 data_pkgs=(python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata)
