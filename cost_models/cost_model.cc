@@ -34,6 +34,15 @@ Cost CostModel::transfer_impl(size_t, std::string_view from, std::string_view to
   return from == to ? Cost::zero() : Cost::unknown();
 }
 
+Cost CostModel::boundary(const TensorType& type, std::string_view from, std::string_view to) const {
+  if (from == to) return Cost::zero();
+  return boundary_impl(type, from, to);
+}
+
+Cost CostModel::boundary_impl(const TensorType&, std::string_view, std::string_view) const {
+  return Cost::zero();
+}
+
 namespace {
 std::vector<std::string> split_commas(std::string_view s) {
   std::vector<std::string> out;

@@ -35,6 +35,14 @@ MockBackendCosts parse_backend(const JsonFields& f, const json& j, const std::st
   return c;
 }
 
+MockCrossing parse_crossing(const JsonFields& f, const json& j, const std::string& path) {
+  f.expect_object(j, path, {"latency", "per_byte"});
+  MockCrossing c;
+  if (auto x = f.number(j, path, "latency", false)) c.latency = f.in_range(*x, path + "/latency", 0, false, kInf, true);
+  if (auto x = f.number(j, path, "per_byte", false)) c.per_byte = f.in_range(*x, path + "/per_byte", 0, false, kInf, true);
+  return c;
+}
+
 // Canonical text of what was parsed (defaults filled in): the fingerprint does not move when the
 // file is only reformatted.
 std::string canonical(const MockCosts& m) {
@@ -44,6 +52,12 @@ std::string canonical(const MockCosts& m) {
                            {"op", c.op}};
   }
   j["transfer"] = {{"per_byte", m.transfer_per_byte}, {"latency", m.transfer_latency}};
+  // Only when given, so that fingerprints of files without boundaries stay what they were.
+  if (m.boundary_default.latency != 0 || m.boundary_default.per_byte != 0 || !m.boundary_pairs.empty()) {
+    auto crossing = [](const MockCrossing& c) { return json{{"latency", c.latency}, {"per_byte", c.per_byte}}; };
+    j["boundaries"]["default"] = crossing(m.boundary_default);
+    for (const auto& [pair, c] : m.boundary_pairs) j["boundaries"]["pairs"][pair] = crossing(c);
+  }
   return j.dump();
 }
 }  // namespace
@@ -51,7 +65,7 @@ std::string canonical(const MockCosts& m) {
 MockCosts parse_mock_costs(std::string_view text, const std::string& file) {
   JsonFields f(file);
   json root = f.parse(text);
-  f.expect_object(root, "", {"format", "version", "backends", "transfer"});
+  f.expect_object(root, "", {"format", "version", "backends", "transfer", "boundaries"});
   f.expect_header(root, "tessera.mock_costs");
   MockCosts m;
   m.file = file;
@@ -65,6 +79,21 @@ MockCosts parse_mock_costs(std::string_view text, const std::string& file) {
       m.transfer_per_byte = f.in_range(*x, "/transfer/per_byte", 0, false, kInf, true);
     if (auto x = f.number(*t, "/transfer", "latency", false))
       m.transfer_latency = f.in_range(*x, "/transfer/latency", 0, false, kInf, true);
+  }
+  if (auto b = root.find("boundaries"); b != root.end()) {
+    f.expect_object(*b, "/boundaries", {"default", "pairs"});
+    if (auto d = b->find("default"); d != b->end()) m.boundary_default = parse_crossing(f, *d, "/boundaries/default");
+    if (auto pairs = b->find("pairs"); pairs != b->end()) {
+      f.expect_object(*pairs, "/boundaries/pairs");
+      for (const auto& [pair, c] : pairs->items()) {
+        std::string p = "/boundaries/pairs/" + pair;
+        size_t arrow = pair.find("->");
+        if (arrow == std::string::npos || arrow == 0 || arrow + 2 == pair.size() ||
+            pair.find("->", arrow + 2) != std::string::npos)
+          f.fail(p, "expected a key \"PRODUCER->CONSUMER\", e.g. \"onednn->ref\"");
+        m.boundary_pairs[pair] = parse_crossing(f, c, p);
+      }
+    }
   }
   return m;
 }
@@ -107,6 +136,13 @@ Cost MockCostModel::estimate_impl(const CostRequest& r) const {
 Cost MockCostModel::transfer_impl(size_t bytes, std::string_view from, std::string_view to) const {
   if (from == to) return Cost::zero();
   return Cost::value(costs_.transfer_latency + static_cast<double>(bytes) * costs_.transfer_per_byte);
+}
+
+Cost MockCostModel::boundary_impl(const TensorType& type, std::string_view from, std::string_view to) const {
+  auto it = costs_.boundary_pairs.find(std::string(from) + "->" + std::string(to));
+  const MockCrossing& c = it != costs_.boundary_pairs.end() ? it->second : costs_.boundary_default;
+  int64_t n = type.numel();
+  return Cost::value(c.price(n > 0 ? type.bytes() : 0));
 }
 
 void MockCostModel::check_backends_impl(const std::vector<BackendRef>& backends) const {

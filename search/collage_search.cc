@@ -5,7 +5,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "search/transfer_accounting.h"
+#include "search/crossing_accounting.h"
 
 namespace tessera {
 namespace {
@@ -24,7 +24,8 @@ struct StateKeyHash {
   size_t operator()(const StateKey& k) const {
     uint64_t h = k.covered.hash();
     for (const FrontierEntry& e : k.frontier)
-      h = (h ^ (uint64_t(uint32_t(e.value)) << 16 ^ uint64_t(e.device) << 8 ^ e.shipped)) * 1099511628211ull;
+      h = (h ^ (uint64_t(uint32_t(e.value)) << 16 ^ uint64_t(e.device) << 8 ^ e.shipped ^
+            uint64_t(e.backend) << 48 ^ uint64_t(e.handed) << 24)) * 1099511628211ull;
     return static_cast<size_t>(h);
   }
 };
@@ -33,6 +34,7 @@ struct State {
   StateKey key;
   Cost cost;
   Cost transfer;        // transfer part of cost
+  Cost boundary;        // boundary part of cost
   int parent = -1;
   int via = -1;         // candidate added to reach it
   bool settled = false;
@@ -64,7 +66,7 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
   SearchResult result;
 
   StateKey start{options.initial.size() == n ? options.initial : IndexSet(n), {}};
-  states.push_back({start, Cost::zero(), Cost::zero(), -1, -1, false});
+  states.push_back({start, Cost::zero(), Cost::zero(), Cost::zero(), -1, -1, false});
   ids.emplace(start, 0);
   heap.push({Cost::zero(), 0});
   ++result.stats.pushed;
@@ -104,18 +106,20 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
         const IndexSet& inside = problem.candidates[size_t(c)].inside();
         if (inside.intersects(covered) || !problem.ext[size_t(c)].is_subset_of(covered)) continue;
         StateKey next{covered | inside, states[size_t(id)].key.frontier};
-        Cost step;   // transfers caused by adding c (zero on one device)
-        if (problem.multi_device()) step = add_candidate_transfer(problem, covered, c, next.frontier);
-        Cost next_cost = states[size_t(id)].cost + problem.costs[size_t(c)] + step;
-        Cost transfer = states[size_t(id)].transfer + step;
+        Crossings step;   // crossings caused by adding c (none on one device without boundary prices)
+        if (problem.tracks_crossings()) step = add_candidate_crossings(problem, covered, c, next.frontier);
+        Cost next_cost = states[size_t(id)].cost + problem.costs[size_t(c)] + step.transfer + step.boundary;
+        Cost transfer = states[size_t(id)].transfer + step.transfer;
+        Cost boundary = states[size_t(id)].boundary + step.boundary;
         auto [it, inserted] = ids.emplace(next, int(states.size()));
         if (inserted) {
-          states.push_back({std::move(next), next_cost, transfer, id, c, false});
+          states.push_back({std::move(next), next_cost, transfer, boundary, id, c, false});
         } else {
           State& s = states[size_t(it->second)];
           if (s.settled || !(next_cost < s.cost)) continue;
           s.cost = next_cost;
           s.transfer = transfer;
+          s.boundary = boundary;
           s.parent = id;
           s.via = c;
         }
@@ -128,6 +132,7 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
     result.found = true;
     result.total = states[size_t(goal)].cost;
     result.transfer = states[size_t(goal)].transfer;
+    result.boundary = states[size_t(goal)].boundary;
     for (int s = goal; states[size_t(s)].parent >= 0; s = states[size_t(s)].parent)
       result.chosen.push_back(states[size_t(s)].via);
     std::sort(result.chosen.begin(), result.chosen.end());

@@ -1,11 +1,11 @@
 // Collage search: the cheapest acyclic plan, by Dijkstra over producer-closed covered sets.
 //
-// Terms. A state is a covered set S of nodes (plus, with several devices, the frontier of
-// transfer_accounting.h). S is always closed under producers: every producer of a node in S is
+// Terms. A state is a covered set S of nodes (plus, with several devices or priced backend
+// boundaries, the frontier of crossing_accounting.h). S is always closed under producers: every producer of a node in S is
 // in S. A candidate C is *ready* at S when it is disjoint from S and all its external producers
 // ext(C) (nodes outside C feeding C) are in S. The search starts at S = {} and moves from S to
-// S | C for ready candidates C, paying cost(C) + the transfers C causes; it stops when it pops the
-// full set. The queue is a binary heap (std::priority_queue) ordered by (cost, S's IndexSet order,
+// S | C for ready candidates C, paying cost(C) + the transfers and boundaries C causes; it stops
+// when it pops the full set. The queue is a binary heap (std::priority_queue) ordered by (cost, S's IndexSet order,
 // frontier), so ties break the same way on every run and every thread count; stale entries are
 // skipped on pop (lazy deletion).
 //
@@ -34,8 +34,9 @@
 // is within Q(v), so y is in N*. B is finite and acyclic, so it has a member A with no
 // predecessor in B; A's predecessors are ancestors of C_n, so none is outside S: A is ready and
 // meets N*, so the search expands S -> S | A, again a down-set of P. By induction every acyclic
-// plan is a path from {} to the full set whose length is its cost (costs and transfers are >= 0
-// and transfers depend only on the state). Dijkstra pops the full set at the minimum over all
+// plan is a path from {} to the full set whose length is its cost (costs, transfers and
+// boundaries are >= 0, and the crossings a step causes depend only on the state and the step:
+// the frontier records where each value still to be read lives and where it was already handed). Dijkstra pops the full set at the minimum over all
 // paths, so the plan is optimal among acyclic plans; ties resolve by the queue order above.
 //
 // What is not needed for correctness: N* may be over-approximated (Q(v) uses every candidate

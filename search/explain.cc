@@ -47,7 +47,8 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   const Plan& plan = outcome.plan;
   std::ostringstream o;
   o << "plan: " << plan.partitions.size() << " partitions, total " << plan.total_cost.to_string() << " (transfer "
-    << plan.transfer_cost.to_string() << "), search " << plan.search << ", cost " << plan.cost_model << "\n";
+    << plan.transfer_cost.to_string() << ", boundary " << plan.boundary_cost.to_string() << "), search " << plan.search
+    << ", cost " << plan.cost_model << "\n";
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
     o << "partition " << i << "  " << p.backend << "  " << p.nodes.count() << " nodes  " << label_of(p.nodes, graph)
@@ -60,6 +61,9 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
     }
     o << "    alternative: " << alternative(outcome, p) << "\n";
   }
+  for (const Boundary& b : plan.boundaries)
+    o << "boundary " << graph.value(b.value).name << "  " << b.from << " -> " << b.to << "  " << b.bytes << " bytes  cost "
+      << b.cost.to_string() << "\n";
   const SearchStats& s = plan.stats;
   o << "stats: " << s.candidates << " candidates, " << s.costed << " costed functions ("
     << outcome.estimate_stats.cache_hits << " cache hits), " << s.states << " states settled, " << s.states_pushed

@@ -7,7 +7,9 @@
 
 #include "search/coalesce.h"
 #include "search/collage_search.h"
+#include "search/crossing_accounting.h"
 #include "search/exhaustive_search.h"
+#include "search/measured_wholes.h"
 #include "search/greedy_search.h"
 #include "search/single_backend_search.h"
 #include "tessera/error.h"
@@ -35,6 +37,58 @@ const BackendSpec* find_spec(const std::vector<BackendSpec>& backends, const std
   for (const BackendSpec& b : backends)
     if (b.name == name) return &b;
   return nullptr;
+}
+
+struct PricedCandidates {
+  std::vector<Cost> costs;
+  std::vector<std::string> devices;
+  EstimateStats stats;
+};
+
+// Extracts and hashes every candidate's function (in parallel, by slot) and prices them.
+PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                                  const PartitionOptions& options, const std::vector<Candidate>& candidates) {
+  std::vector<Graph> functions(candidates.size());
+  std::vector<uint64_t> hashes(candidates.size());
+  parallel_slots(options.threads, candidates.size(), [&](size_t i) {
+    functions[i] = extract_function(graph, candidates[i].sub_graph);
+    hashes[i] = structural_hash(functions[i]);
+  });
+  std::vector<CostRequest> requests;
+  requests.reserve(candidates.size());
+  PricedCandidates out;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const BackendSpec* spec = find_spec(backends, candidates[i].backend);
+    requests.emplace_back(functions[i], hashes[i], spec->name, spec->device, candidates[i].sub_graph.label());
+    out.devices.push_back(spec->device);
+  }
+  EstimateResult estimated = estimate_costs(model, requests, {options.threads, options.database});
+  out.costs = std::move(estimated.costs);
+  out.stats = estimated.stats;
+  return out;
+}
+
+SearchResult run_search(const SearchProblem& problem, const std::vector<BackendSpec>& backends,
+                        const std::vector<std::string>& backend_order, const PartitionOptions& options) {
+  const std::string& search = options.search;
+  if (search == "collage") return collage_search(problem);
+  if (search == "greedy") return greedy_search(problem, backend_order);
+  if (search == "exhaustive") {
+    if (problem.num_nodes() > options.exhaustive_max_nodes)
+      throw UserError("--search", "exhaustive", std::to_string(problem.num_nodes()) +
+                                                    " nodes; exhaustive search takes at most " +
+                                                    std::to_string(options.exhaustive_max_nodes));
+    ExhaustiveResult r = exhaustive_search(problem);
+    if (!r.complete) throw UserError("--search", "exhaustive", "too many covers to enumerate; use collage");
+    return std::move(r.result);
+  }
+  std::string target = search.substr(7);
+  if (!find_spec(backends, target)) throw UserError("--search", search, "backend '" + target + "' is not in --backends");
+  std::string fallback;
+  for (const BackendSpec& b : backends)
+    if (b.all_ops && b.name != target && fallback.empty()) fallback = b.name;
+  if (fallback.empty()) fallback = target;
+  return single_backend_search(problem, target, fallback);
 }
 
 }  // namespace
@@ -83,33 +137,19 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
 
   // Functions and costs.
   t0 = std::chrono::steady_clock::now();
-  std::vector<Graph> functions(candidates.size());
-  std::vector<uint64_t> hashes(candidates.size());
-  parallel_slots(options.threads, candidates.size(), [&](size_t i) {
-    functions[i] = extract_function(graph, candidates[i].sub_graph);
-    hashes[i] = structural_hash(functions[i]);
-  });
-  std::vector<CostRequest> requests;
-  requests.reserve(candidates.size());
-  std::vector<std::string> devices;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const BackendSpec* spec = find_spec(backends, candidates[i].backend);
-    requests.emplace_back(functions[i], hashes[i], spec->name, spec->device, candidates[i].sub_graph.label());
-    devices.push_back(spec->device);
-  }
-  EstimateResult estimated = estimate_costs(model, requests, {options.threads, options.database});
-  out.estimate_stats = estimated.stats;
+  PricedCandidates priced = price_candidates(graph, backends, model, options, candidates);
+  out.estimate_stats = priced.stats;
   plan.stats.estimate_ms = ms_since(t0);
   plan.stats.candidates = static_cast<int64_t>(candidates.size());
-  plan.stats.costed = static_cast<int64_t>(estimated.stats.unique);
-  functions.clear();
+  plan.stats.costed = static_cast<int64_t>(priced.stats.unique);
 
   SearchProblem& problem = out.problem;
   problem.index = &index;
   problem.candidates = std::move(candidates);
-  problem.costs = std::move(estimated.costs);
-  problem.devices = std::move(devices);
+  problem.costs = std::move(priced.costs);
+  problem.devices = std::move(priced.devices);
   problem.transfer_model = &model;
+  problem.boundary_model = &model;
   problem.prepare();
 
   for (int v = 0; v < index.size(); ++v) {
@@ -126,28 +166,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   }
 
   // Search.
-  const std::string& search = options.search;
-  if (search == "collage") {
-    out.search = collage_search(problem);
-  } else if (search == "greedy") {
-    out.search = greedy_search(problem, out.backend_order);
-  } else if (search == "exhaustive") {
-    if (index.size() > options.exhaustive_max_nodes)
-      throw UserError("--search", "exhaustive", std::to_string(index.size()) + " nodes; exhaustive search takes at most " +
-                                                    std::to_string(options.exhaustive_max_nodes));
-    ExhaustiveResult r = exhaustive_search(problem);
-    if (!r.complete) throw UserError("--search", "exhaustive", "too many covers to enumerate; use collage");
-    out.search = std::move(r.result);
-  } else {
-    std::string target = search.substr(7);
-    if (!find_spec(backends, target))
-      throw UserError("--search", search, "backend '" + target + "' is not in --backends");
-    std::string fallback;
-    for (const BackendSpec& b : backends)
-      if (b.all_ops && b.name != target && fallback.empty()) fallback = b.name;
-    if (fallback.empty()) fallback = target;
-    out.search = single_backend_search(problem, target, fallback);
-  }
+  out.search = run_search(problem, backends, out.backend_order, options);
   plan.stats.search_ms = out.search.stats.ms;
   plan.stats.states = out.search.stats.states;
   plan.stats.states_pushed = out.search.stats.pushed;
@@ -157,21 +176,44 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
       std::string s;
       for (const std::string& b : out.backend_order) s += (s.empty() ? "" : ",") + b;
       return s;
-    }() + " and --search " + search);
+    }() + " and --search " + options.search);
 
   // Partitions.
   t0 = std::chrono::steady_clock::now();
   plan.partitions = partitions_from_choice(problem, out.search.chosen);
   if (options.coalesce) plan.partitions = coalesce_partitions(index, std::move(plan.partitions));
   plan.stats.coalesce_ms = ms_since(t0);
+
+  // Measured wholes (measured_wholes.h): price coalesced partitions as they run, search again.
+  for (int round = 0; options.coalesce && options.measure_wholes && round < options.max_whole_rounds; ++round) {
+    std::vector<Candidate> wholes = whole_candidates(problem, plan.partitions);
+    if (wholes.empty()) break;
+    PricedCandidates whole_costs = price_candidates(graph, backends, model, options, wholes);
+    plan.stats.wholes += static_cast<int64_t>(wholes.size());
+    plan.stats.costed += static_cast<int64_t>(whole_costs.stats.unique);
+    add_candidates(problem, std::move(wholes), std::move(whole_costs.costs), std::move(whole_costs.devices));
+    plan.stats.candidates = static_cast<int64_t>(problem.candidates.size());
+    out.search = run_search(problem, backends, out.backend_order, options);
+    plan.stats.search_ms += out.search.stats.ms;
+    plan.stats.states += out.search.stats.states;
+    plan.stats.states_pushed += out.search.stats.pushed;
+    plan.stats.states_popped += out.search.stats.popped;
+    TESSERA_CHECK(out.search.found, "measured wholes: adding candidates lost the plan");
+    plan.partitions = coalesce_partitions(index, partitions_from_choice(problem, out.search.chosen));
+  }
   parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
     plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));
   });
   finalize_plan_order(plan, graph);
   plan.transfer_cost = out.search.transfer;
+  plan.boundary_cost = out.search.boundary;
+  for (BoundaryCrossing& b : plan_crossings(problem, out.search.chosen).boundaries)
+    plan.boundaries.push_back({b.value, problem.backend_names[size_t(b.from)], problem.backend_names[size_t(b.to)],
+                               static_cast<int64_t>(b.bytes), std::move(b.cost)});
   plan.total_cost = Cost::zero();
   for (const Partition& p : plan.partitions) plan.total_cost += p.cost;
   plan.total_cost += plan.transfer_cost;
+  plan.total_cost += plan.boundary_cost;
   return out;
 }
 

@@ -9,6 +9,7 @@
 //         -> coverage check: a node no usable candidate contains is a UserError
 //         -> search: collage | exhaustive | greedy | single:<backend>
 //         -> partitions, coalesced unless disabled, function hashes, plan order and names
+//         -> [measure_wholes] coalesced partitions priced as wholes, search again (measured_wholes.h)
 //
 // Determinism: candidates are in candidate_less order, costs land in fixed slots, the searches
 // break ties by total orders; nothing depends on thread count, hashing or timing except the
@@ -40,6 +41,10 @@ struct PartitionOptions {
   CostDatabase* database = nullptr;  // --cache DB
   bool coalesce = true;              // false: --no-coalesce
   int exhaustive_max_nodes = 24;     // --search exhaustive refuses bigger graphs
+  // Price coalesced partitions as wholes and search again (measured_wholes.h); on for measured
+  // costs, where a whole's price is what it runs at. Needs coalesce.
+  bool measure_wholes = false;
+  int max_whole_rounds = 4;
 };
 
 struct PartitionOutcome {

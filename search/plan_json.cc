@@ -151,7 +151,7 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   o << "{\"format\": \"tessera.plan\", \"version\": 1, \"model\": " << quote(plan.model)
     << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model) << ",\n";
   o << " \"total_cost\": " << cost_text(plan.total_cost) << ", \"transfer_cost\": " << cost_text(plan.transfer_cost)
-    << ",\n";
+    << ", \"boundary_cost\": " << cost_text(plan.boundary_cost) << ",\n";
   o << " \"partitions\": [";
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
@@ -175,10 +175,23 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
     o << (p.candidates.empty() ? "]}" : "\n   ]}");
   }
   o << (plan.partitions.empty() ? "],\n" : "\n ],\n");
+  o << " \"boundaries\": [";
+  for (size_t i = 0; i < plan.boundaries.size(); ++i) {
+    const Boundary& b = plan.boundaries[i];
+    o << (i ? ",\n  " : "\n  ") << "{\"value\": " << quote(graph.value(b.value).name) << ", \"from\": " << quote(b.from)
+      << ", \"to\": " << quote(b.to) << ", \"bytes\": " << b.bytes << ", \"cost\": " << cost_text(b.cost) << "}";
+  }
+  o << (plan.boundaries.empty() ? "],\n" : "\n ],\n");
+  if (!plan.verified_choice.empty()) {
+    o << " \"verified\": {\"chosen\": " << quote(plan.verified_choice) << ", \"latency_ms\": {";
+    for (size_t i = 0; i < plan.verified_ms.size(); ++i)
+      o << (i ? ", " : "") << quote(plan.verified_ms[i].first) << ": " << format_plan_number(plan.verified_ms[i].second);
+    o << "}},\n";
+  }
   const SearchStats& s = plan.stats;
   o << " \"stats\": {\"candidates\": " << s.candidates << ", \"states\": " << s.states
     << ", \"search_ms\": " << ms(s.search_ms) << ", \"states_pushed\": " << s.states_pushed
-    << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed
+    << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed << ", \"wholes\": " << s.wholes
     << ", \"enumerate_ms\": " << ms(s.enumerate_ms) << ", \"estimate_ms\": " << ms(s.estimate_ms)
     << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}}\n";
   return o.str();
@@ -204,6 +217,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
   plan.cost_model = read_string(j, "cost_model", file, "");
   plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
   plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
+  if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");
   const auto& parts = field(j, "partitions", file, "");
   if (!parts.is_array()) throw UserError(file, "partitions", "expected a list");
   IndexSet seen(graph.num_nodes());
@@ -259,6 +273,37 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
     }
     plan.partitions.push_back(std::move(p));
   }
+  if (j.contains("boundaries")) {
+    const auto& bs = j["boundaries"];
+    if (!bs.is_array()) throw UserError(file, "boundaries", "expected a list");
+    for (size_t i = 0; i < bs.size(); ++i) {
+      std::string place = "boundaries[" + std::to_string(i) + "]";
+      Boundary b;
+      std::string value = read_string(bs[i], "value", file, place);
+      b.value = graph.find_value(value);
+      if (b.value == kNoValue) throw UserError(file, place + ".value", "no value named '" + value + "' in the model");
+      b.from = read_string(bs[i], "from", file, place);
+      b.to = read_string(bs[i], "to", file, place);
+      const auto& bytes = field(bs[i], "bytes", file, place);
+      if (!bytes.is_number_integer() || bytes.get<int64_t>() < 0)
+        throw UserError(file, place + ".bytes", "expected a non-negative integer");
+      b.bytes = bytes.get<int64_t>();
+      b.cost = read_cost(field(bs[i], "cost", file, place), file, place + ".cost");
+      plan.boundaries.push_back(std::move(b));
+    }
+  }
+  if (j.contains("verified")) {
+    const auto& v = j["verified"];
+    if (!v.is_object()) throw UserError(file, "verified", "expected an object");
+    plan.verified_choice = read_string(v, "chosen", file, "verified");
+    const auto& lat = field(v, "latency_ms", file, "verified");
+    if (!lat.is_object()) throw UserError(file, "verified.latency_ms", "expected an object");
+    for (const auto& [label, ms] : lat.items()) {
+      if (!ms.is_number() || ms.get<double>() < 0)
+        throw UserError(file, "verified.latency_ms." + label, "expected a non-negative number");
+      plan.verified_ms.emplace_back(label, ms.get<double>());
+    }
+  }
   if (j.contains("stats") && j["stats"].is_object()) {
     const auto& s = j["stats"];
     auto num = [&](const char* k, auto& out) {
@@ -269,6 +314,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
     num("states_pushed", plan.stats.states_pushed);
     num("states_popped", plan.stats.states_popped);
     num("costed", plan.stats.costed);
+    num("wholes", plan.stats.wholes);
     num("search_ms", plan.stats.search_ms);
     num("enumerate_ms", plan.stats.enumerate_ms);
     num("estimate_ms", plan.stats.estimate_ms);

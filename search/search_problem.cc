@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "search/transfer_accounting.h"
+#include "search/crossing_accounting.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -16,6 +16,16 @@ void SearchProblem::prepare() {
   std::sort(device_names.begin(), device_names.end());
   device_names.erase(std::unique(device_names.begin(), device_names.end()), device_names.end());
   TESSERA_CHECK(device_names.size() <= 8, "SearchProblem: more than 8 devices");
+  backend_names.clear();
+  for (const Candidate& c : candidates) backend_names.push_back(c.backend);
+  std::sort(backend_names.begin(), backend_names.end());
+  backend_names.erase(std::unique(backend_names.begin(), backend_names.end()), backend_names.end());
+  TESSERA_CHECK(backend_names.size() <= 32, "SearchProblem: more than 32 backends");
+  backend_id.assign(candidates.size(), 0);
+  for (size_t c = 0; c < candidates.size(); ++c)
+    backend_id[c] = static_cast<int>(std::lower_bound(backend_names.begin(), backend_names.end(), candidates[c].backend) -
+                                     backend_names.begin());
+  prepare_boundaries();
   ext.assign(candidates.size(), IndexSet(n));
   device_id.assign(candidates.size(), 0);
   by_node.assign(static_cast<size_t>(n), {});
@@ -32,13 +42,39 @@ void SearchProblem::prepare() {
   }
 }
 
+void SearchProblem::prepare_boundaries() {
+  boundary_slot.clear();
+  boundary_prices.clear();
+  has_boundaries = false;
+  if (!boundary_model || backend_names.size() < 2) return;
+  const Graph& graph = index->graph();
+  const auto& readers = index->value_consumers();
+  const size_t b = backend_names.size();
+  boundary_slot.assign(graph.values.size(), -1);
+  for (const Node& node : graph.nodes) {
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue || readers[size_t(v)].empty() || graph.is_output(v)) continue;
+      boundary_slot[size_t(v)] = static_cast<int>(boundary_prices.size() / (b * b));
+      for (size_t from = 0; from < b; ++from)
+        for (size_t to = 0; to < b; ++to) {
+          Cost price = boundary_model->boundary(graph.value(v).type, backend_names[from], backend_names[to]);
+          has_boundaries = has_boundaries || price != Cost::zero();
+          boundary_prices.push_back(std::move(price));
+        }
+    }
+  }
+}
+
 SearchResult price_cover(const SearchProblem& problem, std::vector<int> chosen) {
   std::sort(chosen.begin(), chosen.end());
   SearchResult r;
   r.found = true;
   for (int c : chosen) r.total += problem.costs[size_t(c)];
-  r.transfer = plan_transfer_cost(problem, chosen);
+  PlanCrossings crossings = plan_crossings(problem, chosen);
+  r.transfer = crossings.transfer;
+  r.boundary = crossings.boundary;
   r.total += r.transfer;
+  r.total += r.boundary;
   r.chosen = std::move(chosen);
   return r;
 }

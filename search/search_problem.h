@@ -8,9 +8,15 @@
 //   candidates  [tvm{0} 2.0] [byoc{0} 1.0] [tvm{1} 2.0] [byoc{0,1} 1.9] ...
 //   search  ->  chosen {3}, total 1.9
 //
-// Transfer (transfer_accounting.h): a value produced by a node on device A and read by a chosen
+// Transfer (crossing_accounting.h): a value produced by a node on device A and read by a chosen
 // candidate on device B != A costs CostModel::transfer(bytes, A, B), once per (value, device).
 // Graph inputs and outputs are not charged (they live wherever their first user wants them).
+//
+// Boundaries (crossing_accounting.h): a value produced by a node of a chosen candidate on backend
+// A and read by a chosen candidate on backend B != A costs CostModel::boundary(type, A, B), once
+// per (value, B), on top of any transfer. Graph inputs, constants and graph outputs are not
+// charged. Prices are looked up once per (value, A, B) by prepare(); when every price is zero the
+// search does not track backends at all.
 //
 // Candidates whose cost is not a Value (Unknown, Invalid) are never chosen: a plan's cost must be
 // a number. `ext[i]` (external producers: nodes outside candidate i that feed it) is precomputed
@@ -35,17 +41,33 @@ struct SearchProblem {
   std::vector<Cost> costs;               // costs[i] for candidates[i]
   std::vector<std::string> devices;      // devices[i]: device of candidates[i]'s backend
   const CostModel* transfer_model = nullptr;   // prices device crossings; nullptr = all free
+  const CostModel* boundary_model = nullptr;   // prices backend crossings; nullptr = all free
 
   // Derived by prepare(): external producers per candidate, candidate ids per node, device ids.
   std::vector<IndexSet> ext;
   std::vector<std::vector<int>> by_node;       // by_node[n]: usable candidates containing n, ascending
   std::vector<int> device_id;                  // per candidate, index into device_names
   std::vector<std::string> device_names;       // sorted, distinct
+  std::vector<int> backend_id;                 // per candidate, index into backend_names
+  std::vector<std::string> backend_names;      // sorted, distinct
+  // Boundary prices: boundary_slot[v] >= 0 for a value that may be charged (produced by a node,
+  // read by a node, not a graph output); its price from backend a to backend b is
+  // boundary_prices[slot * B * B + a * B + b], B = backend_names.size().
+  std::vector<int> boundary_slot;
+  std::vector<Cost> boundary_prices;
+  bool has_boundaries = false;                 // some boundary price is not zero
 
   void prepare();                              // call once after filling the fields above
+  void prepare_boundaries();                   // (part of prepare) the boundary price table
   int num_nodes() const { return index->size(); }
   bool usable(int c) const { return costs[static_cast<size_t>(c)].is_value(); }
   bool multi_device() const { return device_names.size() > 1; }
+  // Whether the search must carry the frontier (values read later, where they live) in its state.
+  bool tracks_crossings() const { return multi_device() || has_boundaries; }
+  const Cost& boundary_price(ValueId v, int from, int to) const {
+    size_t b = backend_names.size();
+    return boundary_prices[size_t(boundary_slot[size_t(v)]) * b * b + size_t(from) * b + size_t(to)];
+  }
 };
 
 struct SearchStatsCounts {
@@ -58,12 +80,14 @@ struct SearchStatsCounts {
 struct SearchResult {
   bool found = false;
   std::vector<int> chosen;     // candidate indices, ascending
-  Cost total;                  // candidates + transfer
+  Cost total;                  // candidates + transfer + boundary
   Cost transfer;
+  Cost boundary;
   SearchStatsCounts stats;
 };
 
-// Sum of chosen candidate costs plus transfer costs, for any complete cover (no validity check).
+// Sum of chosen candidate costs plus transfer and boundary costs, for any complete cover (no
+// validity check).
 SearchResult price_cover(const SearchProblem& problem, std::vector<int> chosen);
 
 }  // namespace tessera

@@ -74,6 +74,11 @@ class CostModel {
   // from == to. Thread-safe.
   Cost transfer(size_t bytes, std::string_view from, std::string_view to) const;
 
+  // Cost of handing a value of `type` from a function on backend `from` to a function on backend
+  // `to` (a boundary, CONTRACTS.md "Crossings"); zero when from == to. Charged by the search once
+  // per (value, consuming backend), on top of any device transfer. Thread-safe.
+  Cost boundary(const TensorType& type, std::string_view from, std::string_view to) const;
+
   // Throws UserError when the model cannot price some backend at all, e.g. a backend missing from
   // the mock cost file or a device without a profile. Call once before the search.
   void check_backends(const std::vector<BackendRef>& backends) const { check_backends_impl(backends); }
@@ -91,6 +96,8 @@ class CostModel {
   virtual CostEntry estimate_entry_impl(const CostRequest& request) const;
   // Default: zero on one device, else Unknown (a model without a notion of links).
   virtual Cost transfer_impl(size_t bytes, std::string_view from, std::string_view to) const;
+  // Default: zero (values cross in plain layout and every function prices its own conversions).
+  virtual Cost boundary_impl(const TensorType& type, std::string_view from, std::string_view to) const;
   virtual void check_backends_impl(const std::vector<BackendRef>& backends) const {}
 };
 

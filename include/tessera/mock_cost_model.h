@@ -7,8 +7,11 @@
 // With equal weights and no overhead this is Collage's MockEstimator: 5 Relus at per_op 6 cost
 // 6 * (1 + 0.9 + 0.81 + 0.729 + 0.6561) = 6 * 4.0951 = 24.5706.
 //
-// Extension (not in CONTRACTS.md, optional): "transfer": {"per_byte": x, "latency": y} prices a
-// value crossing devices as latency + bytes * per_byte; absent = 0 (Collage has no transfers).
+// Crossings (CONTRACTS.md, optional): "transfer": {"per_byte": x, "latency": y} prices a value
+// crossing devices as latency + bytes * per_byte; absent = 0 (Collage has no transfers).
+// "boundaries": {"default": {...}, "pairs": {"A->B": {...}}} prices a value handed from a function
+// on backend A to one on backend B != A the same way, from pairs["A->B"] if given, else from
+// default; absent entries and fields are 0.
 //
 // The loader rejects what it does not understand: an unknown field, a wrong type, a negative
 // weight or a decay outside (0, 1] is a UserError naming the file and the JSON path
@@ -32,11 +35,20 @@ struct MockBackendCosts {
   std::map<std::string, double> op;   // op type -> weight
 };
 
+// latency + bytes * per_byte: one crossing's price.
+struct MockCrossing {
+  double latency = 0.0;
+  double per_byte = 0.0;
+  double price(size_t bytes) const { return latency + static_cast<double>(bytes) * per_byte; }
+};
+
 struct MockCosts {
   std::string file;                                  // for messages
   std::map<std::string, MockBackendCosts> backends;
   double transfer_per_byte = 0.0;
   double transfer_latency = 0.0;
+  MockCrossing boundary_default;                     // "boundaries"/"default"
+  std::map<std::string, MockCrossing> boundary_pairs;   // "A->B" -> price
 };
 
 MockCosts parse_mock_costs(std::string_view json_text, const std::string& file);
@@ -61,6 +73,7 @@ class MockCostModel final : public CostModel {
   // A backend missing from the file is Invalid (check_backends reports it as a usage error first).
   Cost estimate_impl(const CostRequest& request) const override;
   Cost transfer_impl(size_t bytes, std::string_view from, std::string_view to) const override;
+  Cost boundary_impl(const TensorType& type, std::string_view from, std::string_view to) const override;
   void check_backends_impl(const std::vector<BackendRef>& backends) const override;
 
  private:

@@ -19,11 +19,13 @@
 //
 // JSON (CONTRACTS.md):
 //   {"format": "tessera.plan", "version": 1, "model": ..., "search": ..., "cost_model": ...,
-//    "total_cost": 34.5706, "transfer_cost": 0.0,
+//    "total_cost": 34.5706, "transfer_cost": 0.0, "boundary_cost": 0.0,
 //    "partitions": [{"backend", "nodes": [names], "cost", "function", + extensions:
 //                    "device", "function_hash" (16 hex digits),
 //                    "candidates": [{"nodes", "rule", "cost", "composites": [{"name",
 //                                    "pattern", "nodes"}]}]}],
+//    "boundaries": [{"value", "from", "to", "bytes", "cost"}],
+//    ["verified": {"chosen": "collage", "latency_ms": {"collage": 12.3, "single:onednn": 12.9}}],
 //    "stats": {"candidates", "states", "search_ms", + extensions}}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
 // Graph node names in model order, numbers via format_plan_number (below). Timings are the only
@@ -75,19 +77,35 @@ struct SearchStats {
   int64_t states_pushed = 0;     // priority-queue pushes
   int64_t states_popped = 0;     // priority-queue pops (including stale entries)
   int64_t costed = 0;            // distinct (function, backend) cost requests
+  int64_t wholes = 0;            // coalesced partitions priced as wholes (measured_wholes.h)
   double enumerate_ms = 0.0;     // candidate enumeration
   double estimate_ms = 0.0;      // costing (extract + hash + estimate)
   double search_ms = 0.0;        // the search proper
   double coalesce_ms = 0.0;
 };
 
+// A value handed from a function on one backend to a function on another (CONTRACTS.md
+// "Crossings"): listed once per (value, consuming backend), priced or not.
+struct Boundary {
+  ValueId value = kNoValue;
+  std::string from;              // producer's backend
+  std::string to;                // consumer's backend
+  int64_t bytes = 0;             // the value's static size
+  Cost cost;
+};
+
 struct Plan {
   std::string model;             // the model path as given to the CLI
   std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
   std::string cost_model;        // CostModel::name(): "mock", "roofline", "measure"
-  Cost total_cost;               // sum of partition costs + transfer_cost
+  Cost total_cost;               // sum of partition costs + transfer_cost + boundary_cost
   Cost transfer_cost;            // values crossing devices; zero when all on one device
+  Cost boundary_cost;            // values crossing backends; zero when the model prices none
   std::vector<Partition> partitions;
+  std::vector<Boundary> boundaries;   // ascending by (value id, consuming backend)
+  // End-to-end check against single-backend plans (verified_choice.h); empty when not done.
+  std::string verified_choice;                                  // label of the plan chosen
+  std::vector<std::pair<std::string, double>> verified_ms;      // (contender, latency ms), in order
   SearchStats stats;
 };
 

@@ -50,6 +50,7 @@ BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, co
     options.search = a.search;
     options.database = db;
     options.coalesce = !a.no_coalesce;
+    options.measure_wholes = model.name() == "measure";
     PartitionOutcome outcome = partition_graph(graph, resolve_backends(row.backends, {}), model, options);
     // Costs of "roofline" and "measure" are seconds; mock units have no time meaning.
     if (model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "plan_verification.h"
 #include "search/explain.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
@@ -63,9 +64,10 @@ void print_summary(const Plan& plan) {
     ++e.first;
     e.second += p.cost;
   }
-  std::printf("%s: %zu partitions, total cost %s (%s, search %s), transfer %s\n", plan.model.c_str(),
-              plan.partitions.size(), summary_cost(plan, plan.total_cost).c_str(), plan.cost_model.c_str(),
-              plan.search.c_str(), summary_cost(plan, plan.transfer_cost).c_str());
+  std::printf("%s: %zu partitions, total cost %s (%s, search %s), transfer %s, boundaries %s (%zu crossings)\n",
+              plan.model.c_str(), plan.partitions.size(), summary_cost(plan, plan.total_cost).c_str(),
+              plan.cost_model.c_str(), plan.search.c_str(), summary_cost(plan, plan.transfer_cost).c_str(),
+              summary_cost(plan, plan.boundary_cost).c_str(), plan.boundaries.size());
   for (const auto& [backend, e] : per)
     std::printf("  %-8s %4d partitions  %s\n", backend.c_str(), e.first, summary_cost(plan, e.second).c_str());
   std::printf("  %lld candidates, %lld costed, %lld states, search %.2f ms\n", (long long)plan.stats.candidates,
@@ -103,8 +105,11 @@ void run_partition(const PartitionArgs& a) {
   options.threads = a.threads;
   options.database = db.get();
   options.coalesce = !a.no_coalesce;
+  options.measure_wholes = model->name() == "measure";
   PartitionOutcome outcome = partition_graph(graph, backends, *model, options);
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+  // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
+  if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false);
 
   PlanJsonOptions json;
   json.with_timings = a.timings;

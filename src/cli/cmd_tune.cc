@@ -1,5 +1,5 @@
 // tessera tune MODEL --backends LIST [--backend-spec FILE]... [--cache DB] [--plan OUT.json] [-j N]
-//   [--threads T] [--search S] [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce]
+//   [--threads T] [--search S] [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
 // = `partition --cost measure` with a persistent cost database (CONTRACTS.md).
 //
 // Two phases, both over the same candidates:
@@ -9,7 +9,11 @@
 //      on_measured hook drives the progress line). Knowing the whole list first is what gives the
 //      progress line its total and ETA.
 //   2. partition: the search engineer's pipeline (search/partitioner.h) with the same model;
-//      every cost is now a journal hit, so nothing is measured twice.
+//      every cost is now a journal hit, so nothing is measured twice; coalesced partitions are
+//      then measured as wholes and the search runs again (measured_wholes.h).
+//   3. verify: the plan against every single-backend plan, end to end; the fastest is returned
+//      and the latencies stay in the database (verified_choice.h), so `partition --cost measure`
+//      on the same database returns the same plan without measuring.
 // Ctrl-C (SIGINT) sets a flag: no new measurement starts, running children are killed, every
 // finished measurement is already on disk; tune says so and exits 130. A kill -9 loses only the
 // measurements running at that moment.
@@ -31,6 +35,8 @@
 
 #include "commands.h"
 #include "measure_progress.h"
+#include "plan_verification.h"
+#include "tessera/backend_compiler.h"
 #include "model_options.h"
 #include "search/partitioner.h"
 #include "tessera/backend_spec.h"
@@ -64,6 +70,7 @@ struct TuneArgs {
   int repeats = 50;
   double timeout_s = 10;
   bool no_coalesce = false;
+  bool no_verify = false;
 };
 
 // The requests the pipeline will make, built the same way (candidates in candidate_less order,
@@ -176,8 +183,16 @@ void run_tune(const TuneArgs& a) {
   po.search = a.search;
   po.threads = a.jobs;
   po.coalesce = !a.no_coalesce;
+  po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
   PartitionOutcome outcome = partition_graph(graph, backends, model, po);
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+  // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
+  if (!a.no_verify) {
+    set_compute_threads(a.threads);
+    std::vector<std::string> lines = verify_plan(graph, backends, model, po, outcome, db.get(), true);
+    if (!lines.empty()) std::fprintf(stderr, "tessera: end to end, %d thread%s:\n", a.threads, a.threads == 1 ? "" : "s");
+    for (const std::string& l : lines) std::fprintf(stderr, "  %s\n", l.c_str());
+  }
   if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, {});
 
   const Plan& plan = outcome.plan;
@@ -208,6 +223,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--repeats", args->repeats, "...or after this many runs (default 50)");
   cmd->add_option("--timeout", args->timeout_s, "seconds before a measurement is killed and Invalid (default 10)");
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
+  cmd->add_flag("--no-verify", args->no_verify,
+                "skip the end-to-end comparison with single-backend plans (the search's plan is returned as is)");
   cmd->callback([args] { run_tune(*args); });
 }
 

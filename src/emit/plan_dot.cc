@@ -45,7 +45,8 @@ std::string plan_to_dot(const Graph& g, const Plan& plan) {
   std::ostringstream os;
   os << "digraph plan {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\", fontsize=10];\n"
      << "  label=" << quote(plan.model + "  search " + plan.search + ", cost " + plan.cost_model + ", total " +
-                            cost_text(plan.total_cost) + ", transfer " + cost_text(plan.transfer_cost))
+                            cost_text(plan.total_cost) + ", transfer " + cost_text(plan.transfer_cost) +
+                            ", boundary " + cost_text(plan.boundary_cost))
      << "; labelloc=t; fontname=\"Helvetica\";\n";
   for (ValueId v : g.inputs) os << "  " << quote("in:" + g.value(v).name) << " [shape=ellipse, fillcolor=white, label=" << quote(g.value(v).name) << "];\n";
   std::vector<std::string> backend_of(static_cast<size_t>(g.num_nodes()));

@@ -54,7 +54,7 @@ TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[sea
       c.overhead = std::uniform_int_distribution<int>(0, 1)(rng) ? w(rng) : 0.0;
       if (std::uniform_int_distribution<int>(0, 1)(rng)) c.op["Relu"] = w(rng);
     }
-    // Every third trial puts b0 on another device, so crossings cost (transfer_accounting.h).
+    // Every third trial puts b0 on another device, so crossings cost (crossing_accounting.h).
     if (trial % 3 == 0) {
       backends[0].device = "gpu";
       mc.transfer_latency = w(rng);

@@ -123,16 +123,17 @@ TEST_CASE("the cost database survives a killed tune; the rerun reuses every fini
   REQUIRE(WEXITSTATUS(st) == 0);
   CHECK(slurp(second.err).find("14 candidates, " + std::to_string(14 - before.size()) + " to measure") !=
         std::string::npos);
+  // 14 candidates, plus the coalesced wholes and end-to-end plan latencies the plan phase records.
   std::vector<std::string> after = lines(db);
-  CHECK(after.size() == 14);
+  CHECK(after.size() >= 14);
   CHECK(std::equal(before.begin(), before.end(), after.begin()));   // first run's records untouched
-  CHECK(unique_keys(db).size() == 14);
+  CHECK(unique_keys(db).size() == after.size());                     // nothing measured twice
 
   // A third run measures nothing.
   Run third = start_tune(db, "1", "kill3");
   CHECK(WEXITSTATUS(wait_status(third.pid)) == 0);
   CHECK(slurp(third.err).find("14 candidates, 0 to measure") != std::string::npos);
-  CHECK(lines(db).size() == 14);
+  CHECK(lines(db).size() == after.size());
   for (const fs::path& p : {db, first.err, second.err, third.err}) fs::remove(p);
 }
 

@@ -1,0 +1,109 @@
+#include "search/crossing_accounting.h"
+
+#include <algorithm>
+
+namespace tessera {
+
+size_t value_bytes(const Graph& graph, ValueId v) {
+  const TensorType& t = graph.value(v).type;
+  int64_t n = t.numel();
+  return n > 0 ? t.bytes() : 0;
+}
+
+namespace {
+
+Cost transfer_price(const SearchProblem& problem, ValueId v, int from, int to) {
+  if (!problem.transfer_model) return Cost::zero();
+  return problem.transfer_model->transfer(value_bytes(problem.index->graph(), v), problem.device_names[size_t(from)],
+                                          problem.device_names[size_t(to)]);
+}
+
+bool boundary_charged(const SearchProblem& problem, ValueId v) {
+  return problem.has_boundaries && problem.boundary_slot[size_t(v)] >= 0;
+}
+
+}  // namespace
+
+Crossings add_candidate_crossings(const SearchProblem& problem, const IndexSet& covered, int c, FrontierState& frontier) {
+  const DataflowIndex& index = *problem.index;
+  const Graph& graph = index.graph();
+  const IndexSet& inside = problem.candidates[size_t(c)].inside();
+  const uint8_t dev = static_cast<uint8_t>(problem.device_id[size_t(c)]);
+  const uint8_t backend = static_cast<uint8_t>(problem.backend_id[size_t(c)]);
+  Crossings cost;
+  // Inputs read by c from covered producers: a transfer once per (value, device), a boundary
+  // once per (value, backend).
+  inside.for_each([&](int n) {
+    for (ValueId v : graph.node(n).inputs) {
+      if (v == kNoValue) continue;
+      NodeId p = graph.value(v).producer;
+      if (p == kNoNode || inside.contains(p)) continue;
+      auto it = std::lower_bound(frontier.begin(), frontier.end(), v,
+                                 [](const FrontierEntry& e, ValueId x) { return e.value < x; });
+      if (it == frontier.end() || it->value != v) continue;   // not covered yet: not our case
+      if (it->device != dev && !((it->shipped >> dev) & 1u)) {
+        it->shipped = static_cast<uint8_t>(it->shipped | (1u << dev));
+        cost.transfer += transfer_price(problem, v, it->device, dev);
+      }
+      if (it->backend != backend && !((it->handed >> backend) & 1u) && boundary_charged(problem, v)) {
+        it->handed |= 1u << backend;
+        cost.boundary += problem.boundary_price(v, it->backend, backend);
+      }
+    }
+  });
+  // New frontier: values of covered | c still read outside it.
+  IndexSet after = covered | inside;
+  const auto& readers = index.value_consumers();
+  auto still_read = [&](ValueId v) {
+    for (NodeId r : readers[size_t(v)])
+      if (!after.contains(r)) return true;
+    return false;
+  };
+  FrontierState next;
+  next.reserve(frontier.size() + 2);
+  for (const FrontierEntry& e : frontier)
+    if (still_read(e.value)) next.push_back(e);
+  inside.for_each([&](int n) {
+    for (ValueId v : graph.node(n).outputs)
+      if (still_read(v)) next.push_back({v, dev, 0, backend, 0});
+  });
+  std::sort(next.begin(), next.end());
+  frontier = std::move(next);
+  return cost;
+}
+
+PlanCrossings plan_crossings(const SearchProblem& problem, const std::vector<int>& chosen) {
+  const Graph& graph = problem.index->graph();
+  std::vector<int> node_dev(static_cast<size_t>(graph.num_nodes()), -1);
+  std::vector<int> node_backend(static_cast<size_t>(graph.num_nodes()), -1);
+  for (int c : chosen)
+    problem.candidates[size_t(c)].inside().for_each([&](int n) {
+      node_dev[size_t(n)] = problem.device_id[size_t(c)];
+      node_backend[size_t(n)] = problem.backend_id[size_t(c)];
+    });
+  PlanCrossings out;
+  const auto& readers = problem.index->value_consumers();
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    for (ValueId v : graph.node(n).outputs) {
+      if (v == kNoValue) continue;
+      uint32_t devices = 0, backends = 0;
+      for (NodeId r : readers[size_t(v)]) {
+        int d = node_dev[size_t(r)], b = node_backend[size_t(r)];
+        if (d >= 0 && d != node_dev[size_t(n)]) devices |= 1u << d;
+        if (b >= 0 && b != node_backend[size_t(n)]) backends |= 1u << b;
+      }
+      for (int d = 0; d < 8; ++d)
+        if ((devices >> d) & 1u) out.transfer += transfer_price(problem, v, node_dev[size_t(n)], d);
+      if (graph.is_output(v)) continue;   // graph outputs are never charged, nor listed
+      for (int b = 0; b < 32; ++b) {
+        if (!((backends >> b) & 1u)) continue;
+        Cost price = boundary_charged(problem, v) ? problem.boundary_price(v, node_backend[size_t(n)], b) : Cost::zero();
+        out.boundary += price;
+        out.boundaries.push_back({v, node_backend[size_t(n)], b, value_bytes(graph, v), std::move(price)});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tessera

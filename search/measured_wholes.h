@@ -1,0 +1,44 @@
+// Measured wholes: price a coalesced partition as the one function it runs as, then search again.
+//
+// Terms. Coalescing (coalesce.h) merges touching chosen candidates of one backend into one
+// partition, which emit outlines and a backend compiles as ONE function. Its real cost is not the
+// sum of its candidates' costs: oneDNN fuses across them and skips the layout conversions between
+// them (faster), a cache stays warm (faster), or a bigger function spills (slower). A *whole* is
+// that coalesced partition offered back to the search as a candidate of its own (rule
+// "<backend>.whole"), priced by the same cost model as every other candidate: measured on the
+// real backend under `--cost measure`, so it lands in the cost database like any measurement.
+//
+//   round 1: search -> onednn{conv1} onednn{relu1} onednn{conv2}   coalesced into onednn{conv1,relu1,conv2}
+//            price the whole: 0.41 ms (sum of parts 0.58 ms)
+//   round 2: search over candidates + the whole -> picks the whole (or something cheaper still)
+//   ... until a round adds no new whole (bounded by max_rounds).
+//
+// Exactness: each round's search is optimal over the candidates it has, and wholes only add
+// candidates, so the final plan is optimal over the original candidates plus every whole priced
+// on the way (never worse than round 1's plan, whose parts are all still there). The plan's cost
+// of a partition picked as a whole is the whole's price, so the prediction is what runs.
+// Determinism: wholes are built from the plan in partition order and merged into the sorted
+// candidate list (candidate_less); nothing depends on thread count.
+//
+// Not needed for correctness, and not done: offering sub-unions of a partition. Only wholes of
+// partitions the search actually formed are priced, so the extra cost is a handful of measurements
+// per round (one per multi-candidate partition), each cached in the database.
+#pragma once
+
+#include <vector>
+
+#include "search/search_problem.h"
+#include "tessera/plan.h"
+
+namespace tessera {
+
+// The wholes of `partitions` (those with more than one candidate) that `problem` does not already
+// hold as a candidate of the same backend and node set, in partition order.
+std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std::vector<Partition>& partitions);
+
+// Adds candidates (with their costs and devices) to a prepared problem, keeping candidate_less
+// order, and prepares it again.
+void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, std::vector<Cost> costs,
+                    std::vector<std::string> devices);
+
+}  // namespace tessera

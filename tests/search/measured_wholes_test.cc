@@ -1,0 +1,69 @@
+// Measured wholes (search/measured_wholes.h): a coalesced partition is priced as the one function
+// it runs as and offered back to the search. With the mock model a whole of k Relus costs less
+// than its k one-node candidates (decay applies across the whole), so the second round must pick
+// it, and the plan's cost must be the whole's price.
+#include <catch2/catch.hpp>
+
+#include "search/plan_check.h"
+#include "search_fixture.h"
+#include "support/graph_builder.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
+namespace {
+
+Graph relu_chain() {
+  GraphBuilder b;
+  b.output(b.op("Relu", "r2", {b.op("Relu", "r1", {b.op("Relu", "r0", {b.input("x")})})}));
+  return std::move(b.g);
+}
+
+PartitionOutcome partition(const Graph& g, const std::vector<BackendSpec>& backends, const CostModel& model,
+                           bool wholes, const std::string& search = "collage") {
+  PartitionOptions options;
+  options.model_path = "test";
+  options.search = search;
+  options.measure_wholes = wholes;
+  return partition_graph(g, backends, model, options);
+}
+
+}  // namespace
+
+TEST_CASE("measured wholes: a coalesced partition priced as one function replaces its parts", "[search][wholes]") {
+  Graph g = relu_chain();
+  // max_depth 1: the rules propose single Relus only; coalescing makes one byoc partition.
+  std::vector<BackendSpec> backends{collage_backend("byoc", 1), collage_backend("tvm", 1)};
+  MockCostModel model = mock_costs({{"byoc", 1.0}, {"tvm", 5.0}});
+
+  PartitionOutcome parts = partition(g, backends, model, false);
+  REQUIRE(parts.plan.partitions.size() == 1);
+  CHECK(parts.plan.partitions[0].candidates.size() == 3);
+  CHECK(parts.plan.total_cost.number() == Approx(3.0));
+  CHECK(parts.plan.stats.wholes == 0);
+
+  PartitionOutcome whole = partition(g, backends, model, true);
+  REQUIRE(whole.plan.partitions.size() == 1);
+  const Partition& p = whole.plan.partitions[0];
+  REQUIRE(p.candidates.size() == 1);
+  CHECK(p.candidates[0].rule == "byoc.whole");
+  CHECK(p.cost.number() == Approx(1.0 + 0.9 + 0.81));
+  CHECK(whole.plan.total_cost.number() == Approx(2.71));
+  CHECK(whole.plan.stats.wholes == 1);
+  CHECK_FALSE(check_plan(whole.plan, *whole.index, backends));
+  // A second run gives the same plan (deterministic), and exhaustive agrees on the augmented problem.
+  CHECK(plan_to_json_text(partition(g, backends, model, true).plan, g) == plan_to_json_text(whole.plan, g));
+  CHECK(partition(g, backends, model, true, "exhaustive").plan.total_cost.number() == Approx(2.71));
+}
+
+TEST_CASE("measured wholes: a whole the rules already propose is not priced twice", "[search][wholes]") {
+  Graph g = relu_chain();
+  // max_depth 3: byoc's own fusion already proposes {r0,r1,r2}; the search picks it directly.
+  std::vector<BackendSpec> backends{collage_backend("byoc", 3), collage_backend("tvm", 1)};
+  MockCostModel model = mock_costs({{"byoc", 1.0}, {"tvm", 5.0}});
+  PartitionOutcome o = partition(g, backends, model, true);
+  REQUIRE(o.plan.partitions.size() == 1);
+  CHECK(o.plan.partitions[0].candidates.size() == 1);
+  CHECK(o.plan.stats.wholes == 0);
+  CHECK(o.plan.total_cost.number() == Approx(2.71));
+}
