@@ -171,6 +171,7 @@ TEST_CASE("cost database: a database written before zlib's CRC-32 reads entry fo
   const fs::path src = fs::path(TESSERA_SOURCE_DIR) / "tests/cost_models/inputs";
   TempDir dir;
   fs::copy_file(src / "costs_v1.db", dir.path() / "costs.db");
+  fs::permissions(dir.path() / "costs.db", fs::perms::owner_read | fs::perms::owner_write);   // the source may be 0444
   auto db = CostDatabase::open(dir.path() / "costs.db");
   CHECK(db->stats().corrupt == 0);
   CHECK(db->stats().records == 90);
