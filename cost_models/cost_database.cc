@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
-#include "crc32.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -25,6 +25,15 @@ using nlohmann::json;
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
+
+// zlib's CRC-32 (IEEE 802.3) of a record's text, as 8 lower-case hex digits.
+std::string crc_hex(std::string_view text) {
+  const uLong crc = ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(text.data()),
+                            static_cast<uInt>(text.size()));
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08lx", crc);
+  return hex;
+}
 
 // Holds flock(LOCK_EX) on fd for its lifetime.
 class FileLock {
@@ -93,18 +102,14 @@ std::string CostDatabase::encode_record(const CostKey& key, const CostEntry& ent
             {"c", entry.cost.to_string()}, {"s", entry.spread}, {"n", entry.samples}};
   // Compact, sorted keys; JSON escapes any \n or \t inside, so a record is one line.
   std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  char crc[16];
-  std::snprintf(crc, sizeof crc, "%08x", cost_detail::crc32(text));
-  return text + "\t" + crc;
+  return text + "\t" + crc_hex(text);
 }
 
 std::optional<std::pair<CostKey, CostEntry>> CostDatabase::decode_record(std::string_view line) {
   size_t tab = line.rfind('\t');
   if (tab == std::string_view::npos || line.size() - tab - 1 != 8) return std::nullopt;
   std::string_view text = line.substr(0, tab);
-  char crc[16];
-  std::snprintf(crc, sizeof crc, "%08x", cost_detail::crc32(text));
-  if (line.substr(tab + 1) != crc) return std::nullopt;
+  if (line.substr(tab + 1) != crc_hex(text)) return std::nullopt;
   try {
     json j = json::parse(text);
     auto cost = Cost::parse(j.at("c").get<std::string>());

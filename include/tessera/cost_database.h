@@ -6,7 +6,8 @@
 //
 // On disk: an append-only log, one record per line:
 //   {"b":"onednn@2.6","c":"1.25e-05","d":"host/5c1d..","h":"9f3a..","m":"measure/1","s":0.0,...}\t1a2b3c4d
-// i.e. compact JSON, a tab, and the CRC-32 (IEEE) of the JSON text in 8 hex digits.
+// i.e. compact JSON, a tab, and the CRC-32 (IEEE, zlib's crc32) of the JSON text in 8 hex digits.
+// tests/cost_models/inputs/costs_v1.db, written by an earlier build, must keep reading entry for entry.
 //   - Crash-safe: a record is appended with a single write(2) on an O_APPEND descriptor, so a kill
 //     loses at most the record being written; a torn or corrupt line fails its CRC and is skipped
 //     on load (and counted), never trusted.

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "tessera/median.h"
+
 namespace tessera {
 
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat) {
@@ -28,11 +30,7 @@ std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<Hos
     last = Clock::now();
     executor.run(inputs, &observer);
   }
-  for (size_t i = 0; i < calls.size(); ++i) {
-    std::vector<double>& s = samples[i];
-    std::sort(s.begin(), s.end());
-    calls[i].median_ms = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
-  }
+  for (size_t i = 0; i < calls.size(); ++i) calls[i].median_ms = median(std::move(samples[i]));
   return calls;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tessera/median.h"
+
 namespace tessera {
 
 LatencyStats measure_latency(Executor& executor, const std::vector<HostTensor>& inputs, int repeat, int warmup) {
@@ -14,12 +16,9 @@ LatencyStats measure_latency(Executor& executor, const std::vector<HostTensor>& 
     executor.run(inputs);
     s.samples_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::vector<double> sorted = s.samples_ms;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  s.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  s.min_ms = sorted.front();
-  s.max_ms = sorted.back();
+  s.median_ms = median(s.samples_ms);
+  s.min_ms = *std::min_element(s.samples_ms.begin(), s.samples_ms.end());
+  s.max_ms = *std::max_element(s.samples_ms.begin(), s.samples_ms.end());
   return s;
 }
 

@@ -1,9 +1,10 @@
 // Backend specs: every built-in loads and builds a rule; every bad spec in bad_specs/ fails with
 // its exact message; --backends resolution; built-in rules on bundled models.
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <set>
 
+#include "support/files.h"
+#include "support/temp_dir.h"
 #include "tessera/backend_spec.h"
 #include "tessera/dataflow_index.h"
 #include "tessera/error.h"
@@ -105,11 +106,9 @@ TEST_CASE("--backends resolution", "[backend_spec]") {
   CHECK(error_of([] { resolve_backends({"mystery"}, {}); }).find("--backends: unknown backend 'mystery'") == 0);
 
   // A spec file shadows a built-in of the same name.
-  std::string path = std::string(TESSERA_BINARY_DIR) + "/byoc_shadow.json";
-  {
-    std::ofstream out(path);
-    out << R"({"format": "tessera.backend", "version": 1, "name": "byoc", "ops": ["Relu"], "max_depth": 3})";
-  }
+  testing::TempDir dir;
+  const std::string path = dir.file("byoc_shadow.json");
+  testing::write_file(path, R"({"format": "tessera.backend", "version": 1, "name": "byoc", "ops": ["Relu"], "max_depth": 3})");
   auto shadowed = resolve_backends({"byoc", "tvm"}, {path});
   CHECK(shadowed[0].source == path);
   CHECK(shadowed[0].limits.max_depth == 3);

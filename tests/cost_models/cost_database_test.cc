@@ -8,37 +8,22 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "support/files.h"
+#include "support/temp_dir.h"
 #include "tessera/cost_database.h"
 
 using namespace tessera;
+using tessera::testing::read_file;
+using tessera::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-// A fresh empty directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tessera_costdb_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
-
 CostKey key(int i, const std::string& backend = "onednn@2.6") {
   char h[17];
   std::snprintf(h, sizeof h, "%016x", i);
   return CostKey{h, backend, "host/0123456789abcdef", "roofline/1"};
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void append_text(const fs::path& p, const std::string& s) {
@@ -55,7 +40,7 @@ void write_records(const fs::path& p, int first, int n) {
 
 TEST_CASE("cost database: records round trip through the log, last record wins") {
   TempDir dir;
-  fs::path p = dir.path / "sub" / "costs.db";
+  fs::path p = dir.path() / "sub" / "costs.db";
   {
     auto db = CostDatabase::open(p);
     db->insert(key(1), CostEntry{Cost::value(1.5e-5), 2e-7, 9});
@@ -75,14 +60,14 @@ TEST_CASE("cost database: records round trip through the log, last record wins")
   REQUIRE_FALSE(db->lookup(key(4)).has_value());
   REQUIRE_FALSE(db->lookup(key(1, "blas")).has_value());
   // One line per record, each self-checking.
-  std::string text = read_text(p);
+  std::string text = read_file(p);
   REQUIRE(std::count(text.begin(), text.end(), '\n') == 4);
   REQUIRE(CostDatabase::decode_record(CostDatabase::encode_record(key(5), CostEntry{Cost::unknown(), 0, 0})));
 }
 
 TEST_CASE("cost database: a torn last line and a corrupt line are skipped, appends start a fresh line") {
   TempDir dir;
-  fs::path p = dir.path / "costs.db";
+  fs::path p = dir.path() / "costs.db";
   write_records(p, 0, 3);
   std::string line = CostDatabase::encode_record(key(99), CostEntry{Cost::value(9.0), 0, 0});
   append_text(p, line.substr(0, line.size() / 2));   // a writer killed mid-record
@@ -94,7 +79,7 @@ TEST_CASE("cost database: a torn last line and a corrupt line are skipped, appen
     db->insert(key(4), CostEntry{Cost::value(4.0), 0, 0});
   }
   // Flip one digit inside a record: its CRC no longer matches.
-  std::string text = read_text(p);
+  std::string text = read_file(p);
   size_t at = text.find("\"c\":\"1e-06\"");
   REQUIRE(at != std::string::npos);
   text[at + 5] = '2';
@@ -108,7 +93,7 @@ TEST_CASE("cost database: a torn last line and a corrupt line are skipped, appen
 
 TEST_CASE("cost database: two processes writing at once lose nothing") {
   TempDir dir;
-  fs::path p = dir.path / "costs.db";
+  fs::path p = dir.path() / "costs.db";
   constexpr int kEach = 400;
   pid_t child = ::fork();
   REQUIRE(child >= 0);
@@ -129,7 +114,7 @@ TEST_CASE("cost database: two processes writing at once lose nothing") {
 
 TEST_CASE("cost database: a reader after a killed writer sees every finished record") {
   TempDir dir;
-  fs::path p = dir.path / "costs.db";
+  fs::path p = dir.path() / "costs.db";
   int pipefd[2];
   REQUIRE(::pipe(pipefd) == 0);
   pid_t child = ::fork();
@@ -157,7 +142,7 @@ TEST_CASE("cost database: a reader after a killed writer sees every finished rec
 
 TEST_CASE("cost database: merge keeps every key, B wins, output is compact and sorted") {
   TempDir dir;
-  fs::path a = dir.path / "a.db", b = dir.path / "b.db", c = dir.path / "c.db";
+  fs::path a = dir.path() / "a.db", b = dir.path() / "b.db", c = dir.path() / "c.db";
   write_records(a, 0, 10);
   write_records(b, 5, 10);
   {
@@ -170,10 +155,34 @@ TEST_CASE("cost database: merge keeps every key, B wins, output is compact and s
   REQUIRE(merged->lookup(key(0))->cost == Cost::invalid("from b"));
   REQUIRE(merged->lookup(key(14))->cost == Cost::value(14e-6));
   // Idempotent, and the output may be an input.
-  std::string once = read_text(c);
+  std::string once = read_file(c);
   REQUIRE(merge_cost_databases(c, c, c) == 15);
-  REQUIRE(read_text(c) == once);
+  REQUIRE(read_file(c) == once);
   REQUIRE(merge_cost_databases(c, a, a) == 15);
   REQUIRE(CostDatabase::open(a)->lookup(key(0))->cost == Cost::value(0.0));
-  REQUIRE_THROWS(merge_cost_databases(dir.path / "missing.db", a, c));
+  REQUIRE_THROWS(merge_cost_databases(dir.path() / "missing.db", a, c));
+}
+
+TEST_CASE("cost database: a database written before zlib's CRC-32 reads entry for entry") {
+  // inputs/costs_v1.db was written by the table-driven CRC-32 this project had before zlib's
+  // (commit "a cost database written by the table CRC-32 code"): mock, roofline and measured
+  // records, an Invalid reason with quotes, tab, newline and non-ASCII text. costs_v1.entries
+  // lists what that code read back. Opened from a copy: the source tree may be read-only.
+  const fs::path src = fs::path(TESSERA_SOURCE_DIR) / "tests/cost_models/inputs";
+  TempDir dir;
+  fs::copy_file(src / "costs_v1.db", dir.path() / "costs.db");
+  fs::permissions(dir.path() / "costs.db", fs::perms::owner_read | fs::perms::owner_write);   // the source may be 0444
+  auto db = CostDatabase::open(dir.path() / "costs.db");
+  CHECK(db->stats().corrupt == 0);
+  CHECK(db->stats().records == 90);
+  std::string listing;
+  for (const auto& [k, e] : db->entries())
+    listing += nlohmann::json::array({k.hash, k.backend, k.device, k.model, e.cost.to_string(), e.spread, e.samples}).dump() + "\n";
+  CHECK(listing == read_file(src / "costs_v1.entries"));
+  // Every record re-encodes to the same bytes: same JSON, same CRC.
+  for (const std::string& line : tessera::testing::read_lines(src / "costs_v1.db")) {
+    auto rec = CostDatabase::decode_record(line);
+    REQUIRE(rec);
+    CHECK(CostDatabase::encode_record(rec->first, rec->second) == line);
+  }
 }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "graph_builder.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 #include "tessera/estimator.h"
 #include "tessera/mock_cost_model.h"
 
@@ -76,8 +78,7 @@ TEST_CASE("estimator: identical costs for -j1 and -j2, in input order, each func
 TEST_CASE("estimator: the database answers the second run, and its log is the same for any -j") {
   Workload w;
   CountingModel model(costs());
-  auto dir = std::filesystem::temp_directory_path() / ("tessera_estimator_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  tessera::testing::TempDir dir;
   std::string logs[2];
   for (int threads : {1, 2}) {
     auto db = CostDatabase::open(dir / ("j" + std::to_string(threads) + ".db"));
@@ -88,12 +89,10 @@ TEST_CASE("estimator: the database answers the second run, and its log is the sa
     REQUIRE(model.calls == 0);
     REQUIRE(again.stats.cache_hits == again.stats.unique);
     REQUIRE(again.costs == first.costs);
-    std::ifstream in(db->path());
-    logs[threads - 1] = std::string(std::istreambuf_iterator<char>(in), {});
+    logs[threads - 1] = tessera::testing::read_file(db->path());
   }
   REQUIRE_FALSE(logs[0].empty());
   REQUIRE(logs[0] == logs[1]);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("estimator: unknown costs are not cached; a hash collision is not merged") {

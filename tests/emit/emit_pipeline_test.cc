@@ -1,8 +1,9 @@
 // The straight emit pipeline and the --emit DIR outputs.
 #include <filesystem>
-#include <fstream>
 
 #include "emit_test_util.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 #include "tessera/emit_pipeline.h"
 #include "tessera/module_printer.h"
 
@@ -39,20 +40,18 @@ TEST_CASE("emit dir: plan.json, module.txt, module.onnx, graph.dot, graph.svg", 
   Graph g = test::load_test_model("conv_block.json");
   Plan plan = mixed_plan(g);
   EmitResult r = emit_module(g, plan, default_emit_options(plan));
-  const fs::path dir = fs::path(TESSERA_BINARY_DIR) / "emit_dir_test";
-  fs::remove_all(dir);
+  testing::TempDir tmp;
+  const fs::path dir = tmp / "emit";
   write_emit_dir(dir.string(), g, plan, r.module, "{}\n");
   for (const char* f : {"plan.json", "module.txt", "module.onnx", "graph.dot", "graph.svg"}) {
     INFO(f);
     CHECK(fs::file_size(dir / f) > 0);
   }
-  std::ifstream dot(dir / "graph.dot");
-  std::string text((std::istreambuf_iterator<char>(dot)), {});
+  const std::string text = testing::read_file(dir / "graph.dot");
   CHECK(text.find("subgraph cluster_2") != std::string::npos);
   CHECK(text.find("cluster_legend") != std::string::npos);
   CHECK(text.find("byoc  cost 0.9") != std::string::npos);
   for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().extension() != ".tmp");
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -2,17 +2,15 @@
 //
 // Golden files live in tests/emit/golden/<name>.txt. A pass that must change nothing is checked
 // against a golden file holding exactly "unchanged", its own expectation (XLA's expect_change=false)
-// rather than a copy of its input. TESSERA_UPDATE_GOLDEN=1 rewrites the files instead of comparing.
+// rather than a copy of its input. TESSERA_UPDATE_GOLDEN=1 rewrites the files instead of comparing (support/golden.h).
 #pragma once
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/golden.h"
 #include "tessera/graph.h"
 #include "tessera/model_loader.h"
 #include "tessera/plan.h"
@@ -75,17 +73,7 @@ inline std::string golden_path(const std::string& name) {
 }
 
 inline void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = golden_path(name);
-  if (const char* u = std::getenv("TESSERA_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path) << actual;
-    return;
-  }
-  std::ifstream in(path);
-  INFO("golden file " << path << " (TESSERA_UPDATE_GOLDEN=1 rewrites it)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
+  testing::check_golden(golden_path(name), actual);
 }
 
 // A pass's effect as golden text: "unchanged\n" when after == before, else the new text.

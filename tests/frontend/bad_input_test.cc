@@ -3,10 +3,12 @@
 // CLI end to end (exit status 2, exactly one line on stderr, nothing on stdout).
 #include <catch2/catch.hpp>
 
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 
 #include "tessera/error.h"
+#include "support/files.h"
+#include "support/subprocess.h"
 #include "test_util.h"
 
 using namespace tessera;
@@ -23,7 +25,7 @@ std::vector<fs::path> bad_inputs() {
 }
 
 std::string expected_message(const fs::path& p) {
-  std::string s = test::read_text(p.string() + ".expected");
+  std::string s = testing::read_file(p.string() + ".expected");
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
 }
@@ -49,19 +51,12 @@ TEST_CASE("every bad input throws a UserError naming the file and what is wrong"
 }
 
 TEST_CASE("the CLI exits 2 with one line for every bad input", "[frontend][bad][cli]") {
-  const std::string tessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
-  auto dir = fs::temp_directory_path() / "tessera_bad_cli";
-  fs::create_directories(dir);
   for (const auto& p : bad_inputs()) {
     INFO(p.string());
-    std::string cmd = tessera + " info " + p.string() + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-    int status = std::system(cmd.c_str());
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 2);
-    std::string err = test::read_text(dir / "err");
-    CHECK(test::read_text(dir / "out").empty());
-    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
-    CHECK_THAT(err, Catch::Contains(expected_message(p)));
+    testing::Process r = testing::run_command(testing::tessera_binary() + " info " + p.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains(expected_message(p)));
   }
-  fs::remove_all(dir);
 }

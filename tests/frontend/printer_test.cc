@@ -2,9 +2,7 @@
 // Regenerate with TESSERA_UPDATE_GOLDEN=1 after an intended change, and review the diff.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
-
+#include "support/golden.h"
 #include "tessera/printer.h"
 #include "test_util.h"
 
@@ -13,9 +11,8 @@ using namespace tessera;
 namespace {
 
 void check_golden(const std::string& model, const std::string& golden) {
-  std::string text = print_graph(load_model(model, test::quiet()));
-  if (std::getenv("TESSERA_UPDATE_GOLDEN")) std::ofstream(golden) << text;
-  CHECK(text == test::read_text(golden));
+  INFO(model);
+  testing::check_golden(golden, print_graph(load_model(model, test::quiet())));
 }
 
 }  // namespace

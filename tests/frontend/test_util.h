@@ -1,10 +1,10 @@
 // Helpers shared by the frontend tests.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tessera/model_loader.h"
 
@@ -12,13 +12,6 @@ namespace tessera::test {
 
 inline ImportOptions quiet() {
   return ImportOptions{.warn = [](const std::string&) {}};
-}
-
-inline std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Every tracked model in data/models (PaddleOCR's are optional and tested separately).

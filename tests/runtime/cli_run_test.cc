@@ -1,45 +1,36 @@
 // The CLI contract of `tessera run --json` and `tessera bench --json` (CONTRACTS.md): exact keys,
-// types, exit status.
+// types, exit status; `--input NAME=FILE.npy` read and checked against the model's input.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+#include "tessera/npy.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
 namespace {
 
-struct Result {
-  int status;
-  std::string out;
-};
+const std::string kMlp = " data/models/tiny_mlp.json";   // input x: f32 [1, 16]
 
-Result sh(const std::string& cmd) {
-  std::array<char, 4096> buf;
-  std::string out;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int rc = pclose(p);
-  return {WEXITSTATUS(rc), out};
-}
-
-const std::string kTessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
-
-std::string tmp(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "tessera_runtime_cli_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+Process tessera_cli(const std::string& args) { return run_command(tessera_binary() + " " + args); }
 
 }  // namespace
 
 TEST_CASE("tessera run --json prints exactly latency_ms, max_abs_error, ok") {
-  const std::string plan = tmp("mlp_plan.json");
-  REQUIRE(sh(kTessera + " partition data/models/tiny_mlp.json --backends ref,onednn --cost roofline --plan " + plan).status == 0);
-  Result r = sh(kTessera + " run data/models/tiny_mlp.json --plan " + plan + " --check --repeat 3 --json");
-  REQUIRE(r.status == 0);
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref,onednn --cost roofline --plan " + plan).exit_code == 0);
+  Process r = tessera_cli("run" + kMlp + " --plan " + plan + " --check --repeat 3 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j.size() == 3);
   CHECK(j["latency_ms"].is_number());
@@ -47,35 +38,53 @@ TEST_CASE("tessera run --json prints exactly latency_ms, max_abs_error, ok") {
   CHECK(j["max_abs_error"].is_number());
   CHECK(j["ok"] == true);
 
-  Result nocheck = sh(kTessera + " run data/models/tiny_mlp.json --plan " + plan + " --repeat 1 --json");
-  REQUIRE(nocheck.status == 0);
+  Process nocheck = tessera_cli("run" + kMlp + " --plan " + plan + " --repeat 1 --json");
+  REQUIRE(nocheck.exit_code == 0);
   CHECK(nlohmann::json::parse(nocheck.out)["max_abs_error"].is_null());
 }
 
-TEST_CASE("tessera run: --input reads .npy; a wrong shape is a usage error") {
-  const std::string plan = tmp("mlp_plan2.json");
-  REQUIRE(sh(kTessera + " partition data/models/tiny_mlp.json --backends ref --cost roofline --plan " + plan).status == 0);
-  // x: f32 1x16, hand-written .npy v1.0
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 16), }";
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + std::string(64, '\0');
-  const std::string good = tmp("x.npy");
-  { FILE* f = fopen(good.c_str(), "wb"); fwrite(npy.data(), 1, npy.size(), f); fclose(f); }
-  Result ok = sh(kTessera + " run data/models/tiny_mlp.json --plan " + plan + " --input x=" + good + " --check --repeat 1 --json");
-  CHECK(ok.status == 0);
-  Result bad = sh(kTessera + " run data/models/tiny_mlp.json --plan " + plan + " --input nope=" + good + " --repeat 1");
-  CHECK(bad.status == 2);
+TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name is a usage error naming it") {
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref --cost roofline --plan " + plan).exit_code == 0);
+  std::vector<float> values(16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.25f * static_cast<float>(i) - 2.0f;
+  const std::string good = dir.file("x.npy"), short_x = dir.file("x8.npy"), ints = dir.file("xi.npy");
+  write_npy(good, HostTensor::of<float>(DType::f32, {1, 16}, values));
+  write_npy(short_x, HostTensor::of<float>(DType::f32, {1, 8}, std::vector<float>(8, 1.0f)));
+  write_npy(ints, HostTensor::of<int64_t>(DType::i64, {1, 16}, std::vector<int64_t>(16, 1)));
+
+  Process ok = tessera_cli("run" + kMlp + " --plan " + plan + " --input x=" + good + " --check --repeat 1 --json");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(nlohmann::json::parse(ok.out)["ok"] == true);
+
+  // The file is read and held against the model's input x: f32 [1, 16].
+  for (const auto& [args, needle] : {std::pair{"x=" + short_x, std::string("[1,8]")},
+                                     std::pair{"x=" + ints, std::string("i64")},
+                                     std::pair{"nope=" + good, std::string("nope")}}) {
+    Process bad = tessera_cli("run" + kMlp + " --plan " + plan + " --input " + args + " --repeat 1");
+    INFO(args << " -> " << bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find(needle) != std::string::npos);
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    CHECK(bad.out.empty());
+  }
 }
 
 TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per combination") {
-  const std::string svg = tmp("bench.svg");
-  Result r = sh(kTessera + " bench data/models/conv_block.json --combos ref ref,onednn --repeat 2 --json --svg " + svg);
-  REQUIRE(r.status == 0);
+  TempDir dir;
+  const std::string svg = dir.file("bench.svg");
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn --repeat 2 --json --svg " + svg);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   REQUIRE(j.size() == 2);
+  CHECK(j[0]["backends"] == nlohmann::json({"ref"}));
   CHECK(j[1]["backends"] == nlohmann::json({"ref", "onednn"}));
-  CHECK(j[1]["predicted_ms"].is_number());
-  CHECK(j[1]["measured_ms"].is_number());
-  CHECK(std::filesystem::file_size(svg) > 200);
+  for (const auto& row : j) {
+    CHECK(row["predicted_ms"].is_number());
+    CHECK(row["measured_ms"].get<double>() > 0);
+  }
+  CHECK(read_file(svg).find("<svg") != std::string::npos);
 }

@@ -28,10 +28,17 @@ TEST_CASE("compare_tensors: absolute tolerance scales with the tensor's magnitud
 
 TEST_CASE("compare_tensors: integers exact, NaN matches only NaN, types must agree") {
   HostTensor r = HostTensor::of<int64_t>(DType::i64, {2}, {3, 4});
-  CHECK(compare_tensors(r, r).ok);
-  CHECK_FALSE(compare_tensors(HostTensor::of<int64_t>(DType::i64, {2}, {3, 5}), r).ok);
-  HostTensor n = HostTensor::of<float>(DType::f32, {1}, {NAN});
-  CHECK(compare_tensors(n, n).ok);
-  CHECK_FALSE(compare_tensors(HostTensor::of<float>(DType::f32, {1}, {0.0f}), n).ok);
+  CHECK(compare_tensors(HostTensor::of<int64_t>(DType::i64, {2}, {3, 4}), r).ok);
+  CHECK_FALSE(compare_tensors(HostTensor::of<int64_t>(DType::i64, {2}, {3, 5}), r).ok);   // off by one: no tolerance
+  CHECK_FALSE(compare_tensors(HostTensor::of<int64_t>(DType::i64, {2}, {4, 4}), r).ok);
+  // NaN against another NaN (a different payload, too) passes; against a number, or a number
+  // against NaN, fails with an infinite error.
+  HostTensor n = HostTensor::of<float>(DType::f32, {2}, {NAN, 1.0f});
+  CHECK(compare_tensors(HostTensor::of<float>(DType::f32, {2}, {-std::nanf("7"), 1.0f}), n).ok);
+  TensorComparison number = compare_tensors(HostTensor::of<float>(DType::f32, {2}, {0.0f, 1.0f}), n);
+  CHECK_FALSE(number.ok);
+  CHECK(number.worst == 0);
+  CHECK(std::isinf(number.max_abs_error));
+  CHECK_FALSE(compare_tensors(n, HostTensor::of<float>(DType::f32, {2}, {0.0f, 1.0f})).ok);
   CHECK_FALSE(compare_tensors(HostTensor::of<float>(DType::f32, {2}, {3, 4}), r).ok);
 }

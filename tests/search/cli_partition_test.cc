@@ -2,52 +2,37 @@
 // bad input (unknown backend, backend missing from the cost file, a node no backend can take).
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <sys/wait.h>
+
+#include "support/files.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+
+using namespace tessera::testing;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string err;
-};
-
-Run tessera(const std::string& args) {
-  const std::string err_file = "build-search-cli-test.err";
-  std::string cmd = std::string(TESSERA_BINARY_DIR) + "/tessera " + args + " >/dev/null 2>" + err_file;
-  int rc = std::system(cmd.c_str());
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::remove(err_file.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
-}
-
 const std::string kModel = "data/models/collage_chain.json";   // r0=Relu a=Abs r1=Relu out=Add
 const std::string kCosts = "mock:tests/search/inputs/tvm_byoc_costs.json";
-const std::string kPlan = "build-search-cli-test.plan.json";
+
+Process partition(const std::string& args) { return run_command(tessera_binary() + " partition " + kModel + " " + args); }
 
 }  // namespace
 
 TEST_CASE("tessera partition writes a plan", "[search][cli]") {
-  REQUIRE(std::filesystem::exists(std::string(TESSERA_BINARY_DIR) + "/tessera"));
-  std::remove(kPlan.c_str());
-  Run r = tessera("partition " + kModel + " --backends tvm,byoc --cost " + kCosts + " --plan " + kPlan);
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
+  Process r = partition("--backends tvm,byoc --cost " + kCosts + " --plan " + plan);
   INFO(r.err);
-  REQUIRE(r.status == 0);
-  std::ifstream in(kPlan);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  CHECK(ss.str().find("\"total_cost\": 4.9,") != std::string::npos);   // byoc{r0} tvm{a} byoc{r1,out}
-  std::remove(kPlan.c_str());
+  REQUIRE(r.exit_code == 0);
+  const std::string text = read_file(plan);
+  CHECK(text.find("\"total_cost\": 4.9,") != std::string::npos);   // byoc{r0} tvm{a} byoc{r1,out}
+  CHECK(text.find("\"nodes\": [\"a\"]") != std::string::npos);
 }
 
 TEST_CASE("tessera partition rejects bad input with exit 2, one line, no plan", "[search][cli]") {
-  REQUIRE(std::filesystem::exists(std::string(TESSERA_BINARY_DIR) + "/tessera"));
-  std::remove(kPlan.c_str());
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
   struct Case {
     std::string args, needle;
   } cases[] = {
@@ -57,11 +42,11 @@ TEST_CASE("tessera partition rejects bad input with exit 2, one line, no plan", 
       {"--backends tvm --search nonsense --cost " + kCosts, "--search"},
   };
   for (const Case& c : cases) {
-    Run r = tessera("partition " + kModel + " " + c.args + " --plan " + kPlan);
+    Process r = partition(c.args + " --plan " + plan);
     INFO(c.args << " -> " << r.err);
-    CHECK(r.status == 2);
+    CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.needle) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_FALSE(std::filesystem::exists(kPlan));
+    CHECK_FALSE(std::filesystem::exists(plan));
   }
 }

@@ -2,6 +2,7 @@
 // costs; every plan from every strategy is checked valid (covering, convex, supported, acyclic).
 #include <catch2/catch.hpp>
 #include <random>
+#include <set>
 
 #include "../partition/test_graphs.h"
 #include "search/plan_check.h"
@@ -35,7 +36,8 @@ BackendSpec random_backend(std::mt19937& rng, const std::string& name) {
 
 TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[search][random]") {
   std::mt19937 rng(20240611);
-  int compared = 0;
+  // What the 300 trials covered: the equality above means little if every plan were all-ref.
+  int mixed = 0, crossing = 0, greedy_worse = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int n = std::uniform_int_distribution<int>(3, 11)(rng);
     Graph g = random_dag(rng, n, kUnary, kBinary);
@@ -66,7 +68,10 @@ TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[sea
     PartitionOutcome exhaustive = run_search(g, backends, costs, "exhaustive", false);
     REQUIRE(collage.plan.total_cost.is_value());
     CHECK(collage.plan.total_cost.number() == Approx(exhaustive.plan.total_cost.number()).epsilon(1e-9));
-    ++compared;
+    std::set<std::string> used;
+    for (const Partition& p : collage.plan.partitions) used.insert(p.backend);
+    mixed += used.size() > 1;
+    crossing += collage.plan.transfer_cost.is_value() && collage.plan.transfer_cost.number() > 0;
     for (const PartitionOutcome* o : {&collage, &exhaustive}) {
       auto bad = check_plan(o->plan, *o->index, backends);
       INFO(o->plan.search << ": " << bad.value_or(""));
@@ -78,7 +83,11 @@ TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[sea
       INFO(search << ": " << bad.value_or(""));
       CHECK_FALSE(bad);
       CHECK(other.plan.total_cost >= collage.plan.total_cost);
+      if (search == "greedy") greedy_worse += other.plan.total_cost > collage.plan.total_cost;
     }
   }
-  CHECK(compared == 300);
+  INFO(mixed << " plans mixing backends, " << crossing << " paying transfers, greedy worse in " << greedy_worse);
+  CHECK(mixed >= 100);
+  CHECK(crossing >= 10);
+  CHECK(greedy_worse >= 100);
 }

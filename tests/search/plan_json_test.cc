@@ -6,6 +6,8 @@
 #include "search_fixture.h"
 #include "tessera/error.h"
 #include "support/collage_graphs.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 using namespace tessera;
 using namespace tessera::testing;
@@ -33,10 +35,11 @@ TEST_CASE("a plan survives write, read, write byte for byte", "[search][plan]") 
   REQUIRE(back.partitions.size() == 3);
   CHECK(back.partitions[2].nodes == IndexSet(4, {2, 3}));
 
-  const std::string path = "build-search-plan-test.json";
+  TempDir dir;
+  const std::string path = dir.file("plan.json");
   write_plan_file(path, out.plan, g);
+  CHECK(read_file(path) == text);
   CHECK(plan_to_json_text(read_plan_file(path, g), g) == text);
-  std::remove(path.c_str());
 }
 
 TEST_CASE("bad plan files are user errors naming the place", "[search][plan]") {
@@ -51,5 +54,10 @@ TEST_CASE("bad plan files are user errors naming the place", "[search][plan]") {
                                      {"backend": "ref", "nodes": ["r0"], "cost": 1.0, "function": "f"}]})"),
                     "p.json: partitions[1].nodes: node 'r0' is already in another partition");
   CHECK_THROWS_AS(parse(R"({"format": "tessera.graph", "version": 1})"), UserError);
-  CHECK_NOTHROW(parse(head + R"([{"backend": "ref", "nodes": ["r0"], "cost": "unknown", "function": "f"}]})"));
+  // A partition whose cost is "unknown" reads as the Unknown state, not as an error or a number.
+  Plan unknown = parse(head + R"([{"backend": "ref", "nodes": ["r0"], "cost": "unknown", "function": "f"}]})");
+  REQUIRE(unknown.partitions.size() == 1);
+  CHECK(unknown.partitions[0].cost.is_unknown());
+  CHECK(unknown.partitions[0].nodes == IndexSet(1, {0}));
+  CHECK(unknown.total_cost == Cost::value(1.0));
 }

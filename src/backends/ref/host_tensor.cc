@@ -1,9 +1,10 @@
 // HostTensor and the half-precision conversions (see include/tessera/host_tensor.h).
 #include "tessera/host_tensor.h"
 
-#include <bit>
 #include <cmath>
 #include <cstring>
+
+#include <Eigen/Core>
 
 #include "tessera/kernel.h"
 
@@ -66,46 +67,12 @@ HostTensor HostTensor::from_tensor(const Tensor& t) {
 TensorView HostTensor::view() { return TensorView{type, bytes.data()}; }
 ConstTensorView HostTensor::view() const { return ConstTensorView{type, bytes.data()}; }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1Fu;
-  uint32_t mant = h & 0x3FFu;
-  uint32_t bits;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);          // inf / nan
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);  // normal: rebias 15 -> 127
-  } else if (mant == 0) {
-    bits = sign;                                       // zero
-  } else {                                             // subnormal: normalise
-    exp = 113;
-    while (!(mant & 0x400u)) { mant <<= 1; --exp; }
-    bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-uint16_t float_to_half(float f) {
-  const uint32_t x = std::bit_cast<uint32_t>(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t abs = x & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) return sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u);
-  if (abs >= 0x477FF000u) return sign | 0x7C00u;        // rounds to inf
-  if (abs < 0x38800000u) {                             // subnormal half (or zero)
-    const float scaled = std::bit_cast<float>(abs) * 0x1.0p24f;  // exact: units of 2^-24
-    const auto m = static_cast<uint32_t>(std::nearbyint(scaled));
-    return sign | static_cast<uint16_t>(m);
-  }
-  const uint32_t rounded = abs + 0xFFFu + ((abs >> 13) & 1u);  // round to nearest even
-  return sign | static_cast<uint16_t>((rounded - 0x38000000u) >> 13);
-}
-
-float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
-
-uint16_t float_to_bfloat16(float f) {
-  const uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
-  return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-}
+// Eigen's IEEE conversions, round-to-nearest-even, subnormals kept (Eigen/src/Core/arch/Default/
+// Half.h and BFloat16.h). NaN becomes the quiet NaN 0x7E00 (f16) / 0x7FC0 (bf16), sign kept.
+// tests/backends/onednn/half_conversion_test.cc checks them bit for bit against oneDNN's reorders.
+float half_to_float(uint16_t h) { return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(h)); }
+uint16_t float_to_half(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::half(f)); }
+float bfloat16_to_float(uint16_t b) { return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b)); }
+uint16_t float_to_bfloat16(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f)); }
 
 }  // namespace tessera

@@ -2,6 +2,13 @@
 #include "backends/compilers/function_builder.h"
 #include "backends/blas/blas_compiler.h"
 
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include "support/files.h"
+#include "support/subprocess.h"
+
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
@@ -52,9 +59,45 @@ TEST_CASE("blas: anything but GEMMs and folded bias Adds is KernelUnsupported") 
   CHECK_THROWS_AS(make_backend_compiler("blas")->compile(b.g), KernelUnsupported);
 }
 
+namespace {
+// OPENBLAS_CORETYPE as this process was started with: /proc/self/environ keeps the environment
+// given to exec, which the startup setenv() of ensure_openblas_coretype does not rewrite.
+std::optional<std::string> initial_coretype() {
+  const std::string env = tessera::testing::read_file("/proc/self/environ");
+  const std::string key = "OPENBLAS_CORETYPE=";
+  for (size_t at = 0; at < env.size(); at = env.find('\0', at) + 1) {
+    if (env.compare(at, key.size(), key) == 0) return env.substr(at + key.size(), env.find('\0', at) - at - key.size());
+    if (env.find('\0', at) == std::string::npos) break;
+  }
+  return std::nullopt;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
 TEST_CASE("blas: OpenBLAS uses SkylakeX kernels on AVX-512 CPUs unless told otherwise") {
   const std::string core = ensure_openblas_coretype();
-  if (__builtin_cpu_supports("avx512f") && std::getenv("OPENBLAS_CORETYPE") == std::string("SkylakeX"))
-    CHECK(core == "SkylakeX");
-  CHECK_FALSE(core.empty());
+  INFO("core " << core);
+  const std::optional<std::string> told = initial_coretype();
+  if (told) CHECK(lower(core) == lower(*told));
+  else if (__builtin_cpu_supports("avx512f")) CHECK(core == std::string("SkylakeX"));
+  else CHECK(core != std::string("SkylakeX"));
+  CHECK(make_backend_compiler("blas")->version().find("core " + core) != std::string::npos);
+
+  // Both branches, whatever this process was started with: this same test binary, told Haswell,
+  // runs the case below, which must then see Haswell.
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  tessera::testing::Process child =
+      tessera::testing::run_command("OPENBLAS_CORETYPE=Haswell " + self + " '[.coretype-child]'");
+  INFO(child.out << child.err);
+  CHECK(child.exit_code == 0);
+  CHECK(child.out.find("1 test case") != std::string::npos);
+}
+
+TEST_CASE("blas: (child of the case above) OPENBLAS_CORETYPE set by the user is kept", "[.coretype-child]") {
+  REQUIRE(initial_coretype() == std::optional<std::string>("Haswell"));
+  CHECK(lower(ensure_openblas_coretype()) == "haswell");
 }

