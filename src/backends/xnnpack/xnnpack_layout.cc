@@ -7,7 +7,7 @@
 namespace tessera::xnnpack {
 
 Shape view_shape(const Shape& s, View view) {
-  if (view == View::Native || s.size() >= 4) return s;
+  if (view != View::Padded4 || s.size() >= 4) return s;
   Shape p(4, 1);
   std::copy(s.begin(), s.end(), p.end() - static_cast<std::ptrdiff_t>(s.size()));
   return p;
@@ -16,14 +16,14 @@ Shape view_shape(const Shape& s, View view) {
 std::vector<size_t> physical_dims(const Shape& s, View view) {
   const Shape v = view_shape(s, view);
   if (v.empty()) return {1};
-  if (v.size() == 4) return {static_cast<size_t>(v[0]), static_cast<size_t>(v[2]), static_cast<size_t>(v[3]),
+  if (v.size() == 4 && view != View::Plain) return {static_cast<size_t>(v[0]), static_cast<size_t>(v[2]), static_cast<size_t>(v[3]),
                              static_cast<size_t>(v[1])};
   return std::vector<size_t>(v.begin(), v.end());
 }
 
 bool plain_order(const Shape& s, View view) {
   const Shape v = view_shape(s, view);
-  return v.size() != 4 || v[1] == 1 || v[2] * v[3] == 1;
+  return view == View::Plain || v.size() != 4 || v[1] == 1 || v[2] * v[3] == 1;
 }
 
 // Blocked over (h, w) x c tiles of 16x16 floats: both sides then touch whole cache lines.

@@ -10,6 +10,8 @@
 // that XNNPACK's NumPy-style broadcasting sees matching axes. When C == 1 or H*W == 1 the NHWC
 // order is the plain order (a [N,C,1,1] after global pooling), and the conversion is a copy: this
 // is also what lets Reshape/Flatten cross between rank 4 and other ranks without a transpose.
+// A Reshape-like op whose NCHW side is a function input or output reads or writes it as stored
+// (View::Plain): the boundary conversion then is a copy, not a permutation.
 #pragma once
 
 #include <array>
@@ -23,6 +25,7 @@ namespace tessera::xnnpack {
 enum class View : unsigned char {
   Native,    // rank 4: NHWC; other ranks: as they are
   Padded4,   // right-aligned to rank 4 with leading 1s, then NHWC
+  Plain,     // as stored outside the subgraph: rank 4 stays NCHW (Reshape-like ops at the boundary)
 };
 
 // The logical shape a view shows: `s` itself, or `s` padded to rank 4.

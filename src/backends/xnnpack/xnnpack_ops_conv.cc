@@ -39,7 +39,9 @@ ConvGeometry geometry(const Node& node, const Shape& xs, const Shape& ys, int64_
     else if (auto_pad == "SAME_LOWER") begin = total - total / 2;
     else if (auto_pad == "VALID") begin = 0;
     out[i]->begin = begin;
-    out[i]->end = (o - 1) * s[i] + ek - in - begin;
+    // Trailing rows no window reaches (a 1x1 stride-2 conv on an even size) need no padding.
+    out[i]->end = std::max<int64_t>(0, (o - 1) * s[i] + ek - in - begin);
+    if (begin < 0 || (in + begin + out[i]->end - ek) / s[i] + 1 != o) out[i]->end = -1;   // not expressible
   }
   return g;
 }
@@ -53,7 +55,7 @@ void XnnpackProgram::build_conv(const Node& node) {
   if (xs.size() != 4) unsupported(node, "only 2-D convolutions (NCHW input)");
   const int64_t g = attr_int(node.attrs, "group", 1), C = xs[1], O = ys[1], KH = ws[2], KW = ws[3];
   const ConvGeometry geo = geometry(node, xs, ys, KH, KW, true);
-  if (geo.ph.end < 0 || geo.pw.end < 0) unsupported(node, "output smaller than the window allows (negative padding)");
+  if (geo.ph.end < 0 || geo.pw.end < 0) unsupported(node, "an output size XNNPACK's padding cannot give");
   const size_t in = read(node, x);
   const bool depthwise = g > 1 && g == C && ws[1] == 1;
   const size_t Og = static_cast<size_t>(O / g), Cg = static_cast<size_t>(C / g);
@@ -67,7 +69,7 @@ void XnnpackProgram::build_conv(const Node& node) {
   const size_t bias = b == kNoValue ? SIZE_MAX
                                     : weight(node, b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
   const Clamp clamp = fuse_clamps(node.outputs[0]);
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   const uint32_t flags = 0;
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     const uint32_t bias_id = bias == SIZE_MAX ? XNN_INVALID_VALUE_ID : ids[bias];
@@ -118,7 +120,7 @@ void XnnpackProgram::build_conv_transpose(const Node& node) {
   const size_t bias = b == kNoValue ? SIZE_MAX
                                     : weight(node, b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
   const Clamp clamp = fuse_clamps(node.outputs[0]);
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_deconvolution_2d(sg, uint32_t(pb[0]), uint32_t(pe[1]), uint32_t(pe[0]), uint32_t(pb[1]),
                                        uint32_t(adj[0]), uint32_t(adj[1]), uint32_t(KH), uint32_t(KW),
@@ -153,7 +155,7 @@ void XnnpackProgram::build_fully_connected(const Node& node) {
   const size_t bias = c == kNoValue ? SIZE_MAX
                                     : weight(node, c, {N}, N, [=](const float* s, float* d) { scaled_copy(s, d, N, beta); });
   const Clamp clamp = fuse_clamps(node.outputs[0]);
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   (void)ys;
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_fully_connected(sg, clamp.lo, clamp.hi, ids[in], ids[filter],

@@ -58,7 +58,7 @@ void XnnpackProgram::build_unary(const Node& node) {
     const size_t in = read(node, node.inputs[0]);
     const Clamp more = fuse_clamps(node.outputs[0]);
     const float lo = std::max(bounds->first, more.lo), hi = std::min(bounds->second, more.hi);
-    const size_t out = write(more.out);
+    const size_t out = write(node, more.out);
     add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
       return xnn_define_clamp(sg, lo, hi, ids[in], ids[out], 0);
     });
@@ -66,7 +66,7 @@ void XnnpackProgram::build_unary(const Node& node) {
   }
   if (op == "LeakyRelu" || op == "Elu") {
     const float alpha = static_cast<float>(attr_float(node.attrs, "alpha", op == "Elu" ? 1.0 : 0.01));
-    const size_t in = read(node, node.inputs[0]), out = write(node.outputs[0]);
+    const size_t in = read(node, node.inputs[0]), out = write(node, node.outputs[0]);
     const bool leaky = op == "LeakyRelu";
     add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
       return leaky ? xnn_define_leaky_relu(sg, alpha, ids[in], ids[out], 0) : xnn_define_elu(sg, alpha, ids[in], ids[out], 0);
@@ -88,7 +88,7 @@ void XnnpackProgram::build_unary(const Node& node) {
     const size_t slope = weight(node, node.inputs[1], {C}, C, [=](const float* s, float* d) {
       for (size_t c = 0; c < C; ++c) d[c] = s[given == 1 ? 0 : c];
     });
-    const size_t out = write(node.outputs[0]);
+    const size_t out = write(node, node.outputs[0]);
     add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
       return xnn_define_prelu(sg, ids[in], ids[slope], ids[out], 0);
     });
@@ -96,7 +96,7 @@ void XnnpackProgram::build_unary(const Node& node) {
   }
   const UnaryFn fn = unary_fn(op);
   if (!fn) unsupported(node, "XNNPACK (this snapshot) has no operator for it");
-  const size_t in = read(node, node.inputs[0]), out = write(node.outputs[0]);
+  const size_t in = read(node, node.inputs[0]), out = write(node, node.outputs[0]);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) { return fn(sg, ids[in], ids[out], 0); });
 }
 
@@ -108,7 +108,7 @@ void XnnpackProgram::build_binary(const Node& node) {
   const std::string op = node.op;
   const bool clamps = op != "Max" && op != "Min";
   const Clamp clamp = clamps ? fuse_clamps(node.outputs[0]) : Clamp{-kInf, kInf, node.outputs[0]};
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     const uint32_t x = ids[a], y = ids[b], z = ids[out];
     if (op == "Add") return xnn_define_add2(sg, clamp.lo, clamp.hi, x, y, z, 0);
@@ -128,16 +128,17 @@ void XnnpackProgram::build_softmax(const Node& node) {
   if (axis < 0) axis += r;
   const bool innermost = r == 4 ? axis == 1 && (fn_.opset >= 13 || xs[2] * xs[3] == 1) : axis == r - 1;
   if (!innermost) unsupported(node, "axis " + std::to_string(axis) + " is not the innermost axis in NHWC");
-  const size_t in = read(node, node.inputs[0]), out = write(node.outputs[0]);
+  const size_t in = read(node, node.inputs[0]), out = write(node, node.outputs[0]);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) { return xnn_define_softmax(sg, ids[in], ids[out], 0); });
 }
 
 void XnnpackProgram::build_reshape(const Node& node) {
   const ValueId x = node.inputs[0], y = node.outputs[0];
-  if (!plain_order(shape(x), View::Native) || !plain_order(shape(y), View::Native))
-    unsupported(node, "a rank-4 side whose NHWC order differs from NCHW (needs a transpose)");
-  const size_t in = read(node, x), out = write(y);
-  const std::vector<size_t> dims = physical_dims(shape(y), View::Native);
+  // Same element order on both sides: NHWC where that is the plain order, else NCHW as stored at
+  // the function's boundary (read() and write() refuse a rank-4 side that is NHWC inside).
+  const View in_view = plain_order(shape(x), View::Native) ? View::Native : View::Plain;
+  const size_t in = read(node, x, in_view), out = write(node, y, View::Plain);
+  const std::vector<size_t> dims = defs_[out].dims;
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_static_reshape(sg, dims.size(), dims.data(), ids[in], ids[out], 0);
   });

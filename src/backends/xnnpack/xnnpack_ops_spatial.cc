@@ -36,7 +36,7 @@ void XnnpackProgram::build_pool(const Node& node) {
     unsupported(node, "count_include_pad = 1 with padding (XNNPACK averages over the valid elements only)");
   const size_t in = read(node, node.inputs[0]);
   const Clamp clamp = fuse_clamps(node.outputs[0]);
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     if (is_max)
       return xnn_define_max_pooling_2d(sg, uint32_t(pb[0]), uint32_t(pe[1]), uint32_t(pe[0]), uint32_t(pb[1]), uint32_t(k[0]),
@@ -52,7 +52,7 @@ void XnnpackProgram::build_global_pool(const Node& node) {
   if (shape(node.inputs[0]).size() != 4) unsupported(node, "only NCHW input");
   const size_t in = read(node, node.inputs[0]);
   const Clamp clamp = fuse_clamps(node.outputs[0]);
-  const size_t out = write(clamp.out);
+  const size_t out = write(node, clamp.out);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_global_average_pooling_2d(sg, clamp.lo, clamp.hi, ids[in], ids[out], 0);
   });
@@ -88,7 +88,7 @@ void XnnpackProgram::build_resize(const Node& node) {
   if (ys[2] > xs[2] * 16 || ys[3] > xs[3] * 16 || xs[2] > ys[2] * 16 || xs[3] > ys[3] * 16)
     unsupported(node, "a scale beyond 16x");
   const size_t in = read(node, node.inputs[0]);
-  const size_t out = write(node.outputs[0]);
+  const size_t out = write(node, node.outputs[0]);
   const size_t H = static_cast<size_t>(ys[2]), W = static_cast<size_t>(ys[3]);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_static_resize_bilinear_2d(sg, H, W, ids[in], ids[out], flags);
@@ -127,7 +127,7 @@ void XnnpackProgram::build_pad(const Node& node) {
     post = {post[0], post[2], post[3], post[1]};
   }
   const size_t in = read(node, node.inputs[0]);
-  const size_t out = write(node.outputs[0]);
+  const size_t out = write(node, node.outputs[0]);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_static_constant_pad(sg, pre.data(), post.data(), value, ids[in], ids[out], 0);
   });
@@ -140,7 +140,7 @@ void XnnpackProgram::build_depth_to_space(const Node& node) {
   if (mode != "DCR") unsupported(node, "mode '" + mode + "' (XNNPACK's is DCR)");
   const uint32_t block = static_cast<uint32_t>(attr_int(node.attrs, "blocksize", 1));
   const size_t in = read(node, node.inputs[0]);
-  const size_t out = write(node.outputs[0]);
+  const size_t out = write(node, node.outputs[0]);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
     return xnn_define_depth_to_space(sg, ids[in], ids[out], block, 0);
   });

@@ -13,6 +13,8 @@ XnnpackProgram::XnnpackProgram(const Graph& fn)
   for (const Value& v : fn.values)
     if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
       throw KernelUnsupported("xnnpack: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
+    else if (v.type.numel() == 0 && !v.is_constant())   // XNNPACK asserts on null buffers of empty tensors
+      throw KernelUnsupported("xnnpack: value '" + v.name + "' is empty (" + to_string(v.type) + ")");
   build();
   instantiate(static_sources(), nullptr);   // validation: XNNPACK accepts every node (zero weights)
 }
@@ -74,8 +76,8 @@ size_t XnnpackProgram::read(const Node& reader, ValueId v, View view) {
   } else {
     auto native = def_of_.find({v, View::Native});
     if (native == def_of_.end()) throw KernelError("xnnpack: value '" + val.name + "' read before it is written");
-    if (!plain_order(s, view))
-      unsupported(reader, "operand '" + val.name + "' would need a transpose inside the subgraph");
+    if (!plain_order(s, View::Native) || !plain_order(s, view))
+      unsupported(reader, "operand '" + val.name + "' would need a transpose inside the subgraph (NHWC vs NCHW order)");
     const size_t from = native->second, to = defs_.size();
     defs_.push_back(def);
     def_of_[{v, view}] = to;
@@ -90,17 +92,23 @@ size_t XnnpackProgram::read(const Node& reader, ValueId v, View view) {
   return defs_.size() - 1;
 }
 
-size_t XnnpackProgram::write(ValueId v) {
+size_t XnnpackProgram::write(const Node& writer, ValueId v, View view) {
   const Value& val = fn_.value(v);
+  if (view == View::Plain && !plain_order(val.type.shape, View::Native)) {
+    if (!frame_.is_function_output(v) || !consumers_[static_cast<size_t>(v)].empty())
+      unsupported(writer, "its NCHW result is read inside the function, which keeps rank 4 NHWC (needs a transpose)");
+  } else {
+    view = View::Native;
+  }
   if (def_of_.count({v, View::Native})) throw KernelError("xnnpack: value '" + val.name + "' written twice");
   if (val.type.shape.size() > XNN_MAX_TENSOR_DIMS)
     throw KernelUnsupported("xnnpack: value '" + val.name + "' has rank > " + std::to_string(XNN_MAX_TENSOR_DIMS));
   TensorDef def;
-  def.dims = physical_dims(val.type.shape, View::Native);
+  def.dims = physical_dims(val.type.shape, view);
   if (frame_.is_function_output(v)) {
     def.external_id = externals_++;
     def.flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
-    const bool in_place = plain_order(val.type.shape, View::Native);
+    const bool in_place = plain_order(val.type.shape, view);
     outputs_.push_back({v, def.external_id, in_place,
                         std::vector<float>(in_place ? 0 : static_cast<size_t>(val.type.numel()))});
   }

@@ -88,8 +88,9 @@ class XnnpackProgram {
   // (constants), or the producer's tensor (a static reshape when the view differs but the memory
   // order is the same).
   size_t read(const Node& reader, ValueId v, View view = View::Native);
-  // The tensor a node writes v into (an external output for function outputs).
-  size_t write(ValueId v);
+  // The tensor `writer` writes v into (an external output for function outputs). View::Plain
+  // keeps a rank-4 v NCHW, allowed only when nothing inside the function reads it.
+  size_t write(const Node& writer, ValueId v, View view = View::Native);
   // A static tensor laid out by `fill` from v's data; v must be a function input or a constant.
   size_t weight(const Node& reader, ValueId v, std::vector<size_t> dims, size_t elems,
                 std::function<void(const float*, float*)> fill);

@@ -160,6 +160,20 @@ TEST_CASE("xnnpack: bilinear Resize, constant Pad, DepthToSpace") {
   check_against_ref("xnnpack", b.g);
 }
 
+TEST_CASE("xnnpack: Reshape-like ops across rank 4: NHWC where the orders agree, NCHW as stored at the boundary") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {2, 3, 4, 5});
+  b.output(b.node("Flatten", {x}, {2, 60}));   // a function input: copied as stored, no permutation
+  const ValueId v = b.input("v", {3, 4, 5});
+  const ValueId u = b.node("Unsqueeze", {b.node("Relu", {v}, {3, 4, 5}), b.constant<int64_t>("axes", DType::i64, {1}, {0})},
+                           {1, 3, 4, 5});
+  b.output(u);                                 // a function output only: written NCHW
+  const ValueId g = b.node("GlobalAveragePool", {x}, {2, 3, 1, 1});
+  const ValueId shp = b.constant<int64_t>("shape", DType::i64, {2}, {2, 3});
+  b.output(b.node("Relu", {b.node("Reshape", {g, shp}, {2, 3})}, {2, 3}));   // [N,C,1,1]: same order
+  check_against_ref("xnnpack", b.g);
+}
+
 TEST_CASE("xnnpack: weights that are constants with data, and new weight pointers on a later run") {
   FunctionBuilder b;
   std::vector<float> wv(4 * 3 * 3 * 3);
@@ -212,7 +226,7 @@ TEST_CASE("xnnpack: what XNNPACK cannot do is KernelUnsupported, naming the node
   const ValueId z = r.input("z", {1, 4, 2, 2});
   const ValueId shp = r.constant<int64_t>("shape", DType::i64, {2}, {1, 16});
   r.output(r.node("Reshape", {r.node("Relu", {z}, {1, 4, 2, 2}), shp}, {1, 16}));
-  check_unsupported(r.g, "needs a transpose");
+  check_unsupported(r.g, "would need a transpose");
 
   FunctionBuilder m;   // weights computed inside the function
   const ValueId a = m.input("a", {3, 4}), bw = m.input("b", {4, 5});
