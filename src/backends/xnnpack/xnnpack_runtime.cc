@@ -57,7 +57,9 @@ void XnnpackProgram::instantiate(const std::vector<const float*>& sources, pthre
       throw KernelUnsupported("xnnpack: " + n.what + ": XNNPACK refused it (status " + std::to_string(status) + ")");
   }
   xnn_runtime_t rt = nullptr;
-  const xnn_status status = xnn_create_runtime_v2(subgraph.get(), pool, 0, &rt);
+  // Workers yield after each invoke instead of spinning: the next function of a plan is often
+  // another library's (oneDNN's OpenMP team), which spinning pthreadpool workers would starve.
+  const xnn_status status = xnn_create_runtime_v2(subgraph.get(), pool, XNN_FLAG_YIELD_WORKERS, &rt);
   if (status != xnn_status_success)
     throw KernelUnsupported("xnnpack: xnn_create_runtime_v2 failed (status " + std::to_string(status) + ")");
   runtime_ = rt;
