@@ -3,6 +3,8 @@
 
 #include <xnnpack.h>
 
+#include <pthread.h>
+
 #include <map>
 #include <mutex>
 #include <thread>
@@ -15,6 +17,16 @@ namespace {
 std::mutex pool_mutex;
 int threads_set = 0;                       // 0: not set, hardware concurrency
 std::map<int, pthreadpool_t> pools;        // by thread count; never destroyed (see header)
+
+// A forked child (tune's measurements) has none of the parent's worker threads: its pools would
+// wait on them forever. The child forgets them (leaked, never used) and makes its own.
+void lock_pools() { pool_mutex.lock(); }
+void unlock_pools() { pool_mutex.unlock(); }
+void forget_pools_in_child() {
+  pools.clear();
+  pool_mutex.unlock();
+}
+[[maybe_unused]] const int fork_handlers = pthread_atfork(&lock_pools, &unlock_pools, &forget_pools_in_child);
 
 }  // namespace
 

@@ -9,7 +9,8 @@
 //
 // Pools are kept for the life of the process, one per thread count asked for (a handful), so a
 // runtime never outlives its pool. Before any set_threads call the count is the machine's
-// hardware concurrency, as OpenMP's default is.
+// hardware concurrency, as OpenMP's default is. A forked child (tune measures in children)
+// forgets the parent's pools, whose threads it does not have, and makes its own.
 #pragma once
 
 #include <pthreadpool.h>

@@ -1,4 +1,7 @@
 // xnnpack compiled functions against ref, per op family, fused clamps and layouts included.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backends/compilers/function_builder.h"
 #include "backends/xnnpack/xnnpack_compiler.h"
 
@@ -209,6 +212,27 @@ TEST_CASE("xnnpack: a new thread count recreates the runtime on XNNPACK's pthrea
   check_against_ref("xnnpack", b.g);
   set_compute_threads(1);
   check_against_ref("xnnpack", b.g);
+}
+
+// tune measures in forked children: a child must not wait on the parent's pool workers, which it
+// does not have (it would hang until the measurement's timeout).
+TEST_CASE("xnnpack: a forked child runs with a pool of its own") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 8, 16, 16}), w = b.input("w", {8, 8, 3, 3});
+  b.output(b.node("Conv", {x, w}, {1, 8, 16, 16}, {{"pads", I{1, 1, 1, 1}}}));
+  set_compute_threads(2);
+  tessera::testing::run_compiled(*make_backend_compiler("xnnpack"), b.g);   // the parent's pool exists now
+  const pid_t child = fork();
+  if (child == 0) {
+    alarm(20);   // a hang becomes SIGALRM
+    tessera::testing::run_compiled(*make_backend_compiler("xnnpack"), b.g);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  set_compute_threads(1);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("xnnpack: what XNNPACK cannot do is KernelUnsupported, naming the node and the reason") {
