@@ -26,7 +26,8 @@
 // Ops: Conv (2-D: dense, grouped, depthwise), ConvTranspose (2-D), Gemm and MatMul with 2-D
 // weights (fully connected), MaxPool, AveragePool, GlobalAveragePool, Add, Sub, Mul, Div, Max,
 // Min (NumPy broadcasting), Relu, Clip, LeakyRelu, Elu, HardSwish, Sigmoid, PRelu, Abs, Neg,
-// Sqrt, Floor, Ceil, Round, Softmax (channel axis), Resize (bilinear), Pad (constant),
+// Sqrt, Floor, Ceil, Round, Softmax (channel axis), BatchNormalization (inference, folded into a
+// per-channel multiply + add), Resize (bilinear), Pad (constant),
 // DepthToSpace (DCR), and Reshape/Flatten/Squeeze/Unsqueeze where the NHWC order is the plain
 // one. Not in this snapshot: Concat, Transpose, nearest Resize, Tanh. Anything else, f32 only,
 // is KernelUnsupported naming the node and the reason: no fallback to another backend.

@@ -2,6 +2,7 @@
 // XNNPACK has, PRelu, broadcast binaries (Add, Sub, Mul, Div, Max, Min; the first four with a
 // fused output clamp), Softmax over the channel axis, and Reshape-like ops where NHWC and NCHW
 // orders agree (see xnnpack_compiler.h).
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -117,6 +118,34 @@ void XnnpackProgram::build_binary(const Node& node) {
     if (op == "Div") return xnn_define_divide(sg, clamp.lo, clamp.hi, x, y, z, 0);
     if (op == "Max") return xnn_define_maximum2(sg, x, y, z, 0);
     return xnn_define_minimum2(sg, x, y, z, 0);
+  });
+}
+
+// Inference BatchNormalization as y = x * s + t, s = scale / sqrt(var + eps), t = B - mean * s,
+// both folded into static per-channel tensors when the runtime is made (channels are the last
+// NHWC axis; other ranks broadcast [C, 1, ...]); a Relu/Clip after it fuses into the add.
+void XnnpackProgram::build_batch_norm(const Node& node) {
+  if (attr_int(node.attrs, "training_mode", 0) != 0) unsupported(node, "training_mode = 1");
+  const Shape xs = shape(node.inputs[0]);
+  if (xs.size() < 2 || node.inputs.size() < 5) unsupported(node, "input of rank < 2");
+  const size_t C = static_cast<size_t>(xs[1]);
+  std::vector<size_t> dims{C};
+  if (xs.size() != 4) dims.resize(xs.size() - 1, 1);
+  const float eps = static_cast<float>(attr_float(node.attrs, "epsilon", 1e-5));
+  const ValueId scale = node.inputs[1], bias = node.inputs[2], mean = node.inputs[3], var = node.inputs[4];
+  const size_t in = read(node, node.inputs[0]);
+  const size_t s = weight(node, {scale, var}, dims, C, [=](const float* const* w, float* d) {
+    for (size_t c = 0; c < C; ++c) d[c] = w[0][c] / std::sqrt(w[1][c] + eps);
+  });
+  const size_t t = weight(node, {scale, bias, mean, var}, dims, C, [=](const float* const* w, float* d) {
+    for (size_t c = 0; c < C; ++c) d[c] = w[1][c] - w[2][c] * (w[0][c] / std::sqrt(w[3][c] + eps));
+  });
+  const size_t scaled = temporary(physical_dims(shape(node.outputs[0]), View::Native));
+  const Clamp clamp = fuse_clamps(node.outputs[0]);
+  const size_t out = write(node, clamp.out);
+  add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {
+    const xnn_status st = xnn_define_multiply2(sg, -kInf, kInf, ids[in], ids[s], ids[scaled], 0);
+    return st != xnn_status_success ? st : xnn_define_add2(sg, clamp.lo, clamp.hi, ids[scaled], ids[t], ids[out], 0);
   });
 }
 

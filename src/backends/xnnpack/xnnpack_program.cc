@@ -48,6 +48,7 @@ void XnnpackProgram::build() {
     else if (op == "DepthToSpace") build_depth_to_space(node);
     else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min") build_binary(node);
     else if (op == "Softmax") build_softmax(node);
+    else if (op == "BatchNormalization") build_batch_norm(node);
     else if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") build_reshape(node);
     else build_unary(node);   // refuses what it does not know
   }
@@ -70,9 +71,9 @@ size_t XnnpackProgram::read(const Node& reader, ValueId v, View view) {
     inputs_.push_back({v, view, def.external_id, std::vector<float>(n + XNN_EXTRA_BYTES / sizeof(float))});
   } else if (val.is_constant()) {
     if (val.type.dtype != DType::f32) unsupported(reader, "constant '" + val.name + "' is not f32");
-    def.source = v;
+    def.sources = {v};
     def.static_elems = static_cast<size_t>(val.type.numel());
-    def.fill = [s, view](const float* src, float* dst) { to_view(src, dst, s, view); };
+    def.fill = [s, view](const float* const* src, float* dst) { to_view(src[0], dst, s, view); };
   } else {
     auto native = def_of_.find({v, View::Native});
     if (native == def_of_.end()) throw KernelError("xnnpack: value '" + val.name + "' read before it is written");
@@ -119,14 +120,29 @@ size_t XnnpackProgram::write(const Node& writer, ValueId v, View view) {
 
 size_t XnnpackProgram::weight(const Node& reader, ValueId v, std::vector<size_t> dims, size_t elems,
                               std::function<void(const float*, float*)> fill) {
-  const Value& val = fn_.value(v);
-  if (val.kind == ValueKind::Intermediate) unsupported(reader, "'" + val.name + "' must be a weight (an input or a constant)");
-  if (val.type.dtype != DType::f32) unsupported(reader, "weight '" + val.name + "' is not f32");
+  return weight(reader, std::vector<ValueId>{v}, std::move(dims), elems,
+                [fill = std::move(fill)](const float* const* src, float* dst) { fill(src[0], dst); });
+}
+
+size_t XnnpackProgram::weight(const Node& reader, const std::vector<ValueId>& vs, std::vector<size_t> dims, size_t elems,
+                              std::function<void(const float* const*, float*)> fill) {
+  for (ValueId v : vs) {
+    const Value& val = fn_.value(v);
+    if (val.kind == ValueKind::Intermediate) unsupported(reader, "'" + val.name + "' must be a weight (an input or a constant)");
+    if (val.type.dtype != DType::f32) unsupported(reader, "weight '" + val.name + "' is not f32");
+  }
   TensorDef def;
   def.dims = std::move(dims);
-  def.source = v;
+  def.sources = vs;
   def.static_elems = elems;
   def.fill = std::move(fill);
+  defs_.push_back(std::move(def));
+  return defs_.size() - 1;
+}
+
+size_t XnnpackProgram::temporary(std::vector<size_t> dims) {
+  TensorDef def;
+  def.dims = std::move(dims);
   defs_.push_back(std::move(def));
   return defs_.size() - 1;
 }

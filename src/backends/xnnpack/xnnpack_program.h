@@ -32,11 +32,11 @@ struct TensorDef {
   std::vector<size_t> dims;                       // as XNNPACK sees them (NHWC for rank 4)
   uint32_t external_id = XNN_INVALID_VALUE_ID;    // function inputs and outputs
   uint32_t flags = 0;                             // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
-  // Static tensors: `fill` lays out `source`'s data (a weight input or a constant) into
-  // `static_elems` floats when a runtime is made.
-  ValueId source = kNoValue;
+  // Static tensors: `fill` computes `static_elems` floats from the data of `sources` (weight
+  // inputs or constants; one pointer each) when a runtime is made.
+  std::vector<ValueId> sources;
   size_t static_elems = 0;
-  std::function<void(const float* src, float* dst)> fill;
+  std::function<void(const float* const* src, float* dst)> fill;
 };
 
 // One node of the subgraph: `define` adds it, given the XNNPACK id of every TensorDef.
@@ -94,6 +94,11 @@ class XnnpackProgram {
   // A static tensor laid out by `fill` from v's data; v must be a function input or a constant.
   size_t weight(const Node& reader, ValueId v, std::vector<size_t> dims, size_t elems,
                 std::function<void(const float*, float*)> fill);
+  // A static tensor computed from several weights (BatchNormalization's folded scale and shift).
+  size_t weight(const Node& reader, const std::vector<ValueId>& vs, std::vector<size_t> dims, size_t elems,
+                std::function<void(const float* const*, float*)> fill);
+  // An intermediate tensor of the subgraph that no tessera value names.
+  size_t temporary(std::vector<size_t> dims);
   // Relu/Clip nodes that follow on `v` (its only consumer, not a function output), absorbed.
   Clamp fuse_clamps(ValueId v);
   void add(const Node& node, DefineFn define);
@@ -114,6 +119,7 @@ class XnnpackProgram {
   void build_unary(const Node& node);             // xnnpack_ops_elementwise.cc
   void build_binary(const Node& node);
   void build_softmax(const Node& node);
+  void build_batch_norm(const Node& node);
   void build_reshape(const Node& node);
 
  public:

@@ -23,7 +23,7 @@ XnnpackProgram::~XnnpackProgram() {
 std::vector<const float*> XnnpackProgram::static_sources() const {
   std::vector<const float*> out;
   for (const TensorDef& d : defs_)
-    if (d.source != kNoValue) out.push_back(frame_.has_data(d.source) ? frame_.cf32(d.source) : nullptr);
+    for (ValueId v : d.sources) out.push_back(frame_.has_data(v) ? frame_.cf32(v) : nullptr);
   return out;
 }
 
@@ -42,9 +42,12 @@ void XnnpackProgram::instantiate(const std::vector<const float*>& sources, pthre
   for (size_t i = 0; i < defs_.size(); ++i) {
     const TensorDef& d = defs_[i];
     const void* ptr = nullptr;
-    if (d.source != kNoValue) {
+    if (!d.sources.empty()) {
       std::vector<float>& buf = data.emplace_back(d.static_elems + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
-      if (const float* src = sources[s++]) d.fill(src, buf.data());   // null: validation with zero weights
+      const float* const* src = sources.data() + s;
+      s += d.sources.size();
+      if (std::all_of(src, src + d.sources.size(), [](const float* p) { return p != nullptr; }))
+        d.fill(src, buf.data());   // else: validation at compile time, zero weights
       ptr = buf.data();
     }
     if (xnn_define_tensor_value(subgraph.get(), xnn_datatype_fp32, d.dims.size(), d.dims.data(), ptr, d.external_id,

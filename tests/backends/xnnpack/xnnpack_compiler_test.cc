@@ -139,6 +139,18 @@ TEST_CASE("xnnpack: binary ops with broadcasting, either side, on rank 3 and on 
   check_against_ref("xnnpack", n.g);
 }
 
+TEST_CASE("xnnpack: BatchNormalization (folded multiply + add) with a fused Relu, on NCHW and on [N, C, L]") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {2, 4, 5, 6}), y = b.input("y", {2, 4, 7});
+  std::vector<ValueId> p;
+  for (const char* n : {"gamma", "beta", "mean"}) p.push_back(b.input(n, {4}));
+  p.push_back(b.constant<float>("var", DType::f32, {4}, {0.5f, 1.0f, 1.5f, 2.0f}));
+  const ValueId bn = b.node("BatchNormalization", {x, p[0], p[1], p[2], p[3]}, {2, 4, 5, 6}, {{"epsilon", 1e-3}});
+  b.output(b.node("Relu", {bn}, {2, 4, 5, 6}));
+  b.output(b.node("BatchNormalization", {y, p[0], p[1], p[2], p[3]}, {2, 4, 7}));
+  check_against_ref("xnnpack", b.g);
+}
+
 TEST_CASE("xnnpack: Softmax on the last axis and on the channels of NCHW") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {2, 5, 16});
