@@ -97,7 +97,7 @@ std::unique_ptr<BackendCompiler> make_backend_compiler(const std::string& name);
 // The names make_backend_compiler accepts, sorted.
 std::vector<std::string> backend_compiler_names();
 
-// Sets the thread count of OpenMP (and so oneDNN), OpenBLAS and TBB (a global_control held until
+// Sets the thread count of OpenMP (and so oneDNN), OpenBLAS, XNNPACK's pthreadpool and TBB (a global_control held until
 // the next call) to `threads` (>= 1). compute_threads() returns the last value set, or the
 // OpenMP default before any call.
 void set_compute_threads(int threads);

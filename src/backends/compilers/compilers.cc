@@ -6,6 +6,7 @@
 #include "backends/compilers/ref_compiler.h"
 #include "backends/eigen/eigen_compiler.h"
 #include "backends/onednn/onednn_compiler.h"
+#include "backends/xnnpack/xnnpack_compiler.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -19,6 +20,7 @@ const std::map<std::string, Factory>& factories() {
       {"eigen", &make_eigen_compiler},
       {"onednn", &make_onednn_compiler},
       {"ref", &make_ref_compiler},
+      {"xnnpack", &make_xnnpack_compiler},
   };
   return table;
 }

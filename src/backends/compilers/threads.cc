@@ -1,9 +1,10 @@
 // set_compute_threads: one thread count for every compute library (see tessera/backend_compiler.h).
 //
 // oneDNN (Debian's build uses OpenMP) and Eigen follow omp_set_num_threads; OpenBLAS (pthread
-// build) keeps its own pool; TBB is capped by a global_control, which only holds while the object
-// lives, so the last one set is kept here. The libraries' state is process-wide already; this file
-// only keeps the three in step.
+// build) keeps its own pool; XNNPACK's runtimes take a pthreadpool of the count set here
+// (src/backends/xnnpack/xnnpack_threadpool.h); TBB is capped by a global_control, which only holds
+// while the object lives, so the last one set is kept here. The libraries' state is process-wide already; this file
+// only keeps them in step.
 #include <omp.h>
 
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include <tbb/global_control.h>
 
+#include "backends/xnnpack/xnnpack_threadpool.h"
 #include "tessera/backend_compiler.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -30,6 +32,7 @@ void set_compute_threads(int threads) {
   std::lock_guard lock(threads_mutex);
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
+  xnnpack::set_threads(threads);
   tbb_control.reset();
   tbb_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                       static_cast<size_t>(threads));

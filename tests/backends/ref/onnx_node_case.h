@@ -1,5 +1,5 @@
 // One ONNX node test (libonnx-testdata: test_<name>/model.onnx + test_data_set_N/*.pb) run on the
-// ref kernels, and its verdict.
+// ref kernels (or another backend: run_case with a GraphRunner), and its verdict.
 //
 // A case is Skipped, never Failed, when ref cannot be asked the question: an op ref has no kernel
 // for, an opset/IR or dtype tessera does not import, a shape the importer cannot make static, or
@@ -13,6 +13,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,12 @@ struct CaseResult {
 };
 
 CaseResult run_case(const std::filesystem::path& dir, const KernelRegistry& kernels);
+
+// The same case on another backend, checked against the test's expected outputs: `claims(op)`
+// says which ops it takes (others skip), `run` computes the graph's outputs (in g.outputs order)
+// from the bound inputs. KernelUnsupported from `run` is a skip, as above.
+using GraphRunner = std::function<std::vector<HostTensor>(const Graph& g, const std::map<ValueId, HostTensor>& bindings)>;
+CaseResult run_case(const std::filesystem::path& dir, const std::function<bool(const std::string&)>& claims,
+                    const GraphRunner& run);
 
 }  // namespace tessera::oracle

@@ -1,0 +1,66 @@
+// NCHW <-> NHWC at a function's boundary (see xnnpack_layout.h).
+#include "backends/xnnpack/xnnpack_layout.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tessera::xnnpack {
+
+Shape view_shape(const Shape& s, View view) {
+  if (view != View::Padded4 || s.size() >= 4) return s;
+  Shape p(4, 1);
+  std::copy(s.begin(), s.end(), p.end() - static_cast<std::ptrdiff_t>(s.size()));
+  return p;
+}
+
+std::vector<size_t> physical_dims(const Shape& s, View view) {
+  const Shape v = view_shape(s, view);
+  if (v.empty()) return {1};
+  if (v.size() == 4 && view != View::Plain) return {static_cast<size_t>(v[0]), static_cast<size_t>(v[2]), static_cast<size_t>(v[3]),
+                             static_cast<size_t>(v[1])};
+  return std::vector<size_t>(v.begin(), v.end());
+}
+
+bool plain_order(const Shape& s, View view) {
+  const Shape v = view_shape(s, view);
+  return view == View::Plain || v.size() != 4 || v[1] == 1 || v[2] * v[3] == 1;
+}
+
+// Blocked over (h, w) x c tiles of 16x16 floats: both sides then touch whole cache lines.
+void nchw_to_nhwc(const float* src, float* dst, const std::array<size_t, 4>& d) {
+  const size_t C = d[1], HW = d[2] * d[3];
+  constexpr size_t kTile = 16;
+  for (size_t n = 0; n < d[0]; ++n, src += C * HW, dst += C * HW)
+    for (size_t c0 = 0; c0 < C; c0 += kTile)
+      for (size_t p0 = 0; p0 < HW; p0 += kTile) {
+        const size_t c1 = std::min(C, c0 + kTile), p1 = std::min(HW, p0 + kTile);
+        for (size_t c = c0; c < c1; ++c)
+          for (size_t p = p0; p < p1; ++p) dst[p * C + c] = src[c * HW + p];
+      }
+}
+
+void nhwc_to_nchw(const float* src, float* dst, const std::array<size_t, 4>& d) {
+  const size_t C = d[1], HW = d[2] * d[3];
+  constexpr size_t kTile = 16;
+  for (size_t n = 0; n < d[0]; ++n, src += C * HW, dst += C * HW)
+    for (size_t p0 = 0; p0 < HW; p0 += kTile)
+      for (size_t c0 = 0; c0 < C; c0 += kTile) {
+        const size_t c1 = std::min(C, c0 + kTile), p1 = std::min(HW, p0 + kTile);
+        for (size_t p = p0; p < p1; ++p)
+          for (size_t c = c0; c < c1; ++c) dst[c * HW + p] = src[p * C + c];
+      }
+}
+
+void to_view(const float* src, float* dst, const Shape& s, View view) {
+  const Shape v = view_shape(s, view);
+  size_t n = 1;
+  for (int64_t d : v) n *= static_cast<size_t>(d);
+  if (plain_order(s, view)) {
+    if (n) std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  nchw_to_nhwc(src, dst, {static_cast<size_t>(v[0]), static_cast<size_t>(v[1]), static_cast<size_t>(v[2]),
+                          static_cast<size_t>(v[3])});
+}
+
+}  // namespace tessera::xnnpack
