@@ -3,7 +3,8 @@
 // oneDNN (Debian's build uses OpenMP) and Eigen follow omp_set_num_threads; OpenBLAS (pthread
 // build) keeps its own pool; TBB is capped by a global_control, which only holds while the object
 // lives, so the last one set is kept here. The libraries' state is process-wide already; this file
-// only keeps the three in step.
+// only keeps them in step. Halide pipelines share one runtime whose pool is sized by
+// halide_set_num_threads (backends/halide/halide_runtime.h).
 #include <omp.h>
 
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include <tbb/global_control.h>
 
+#include "backends/halide/halide_runtime.h"
 #include "tessera/backend_compiler.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -33,6 +35,7 @@ void set_compute_threads(int threads) {
   tbb_control.reset();
   tbb_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                       static_cast<size_t>(threads));
+  halide::set_threads(threads);
   threads_set = threads;
 }
 
