@@ -110,6 +110,21 @@ void compile_into(const Graph& fn, const std::filesystem::path& so, const Halide
   ++compiled_count;
 }
 
+// Halide prints warnings (an autoscheduler's "outer dim vectorization" notes) to stderr and
+// aborts on errors unless told otherwise: warnings are dropped, errors become exceptions that
+// compile_into turns into KernelUnsupported.
+class QuietReporter final : public Halide::CompileTimeErrorReporter {
+ public:
+  void warning(const char*) override {}
+  void error(const char* msg) override { throw Halide::CompileError(msg); }
+};
+
+void quiet_diagnostics() {
+  static QuietReporter reporter;
+  static std::once_flag once;
+  std::call_once(once, [] { Halide::set_custom_compile_time_error_reporter(&reporter); });
+}
+
 class HalideCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "halide"; }
@@ -119,6 +134,10 @@ class HalideCompiler final : public BackendCompiler {
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {
     for (const Node& n : fn.nodes)
       if (!lowers(n.op)) unsupported(n, "no Halide lowering for this op");
+    for (ValueId v : fn.inputs)
+      if (fn.value(v).type.dtype != DType::f32)
+        throw KernelUnsupported("halide: input " + fn.value(v).name + " is " + to_string(fn.value(v).type) + " (only f32)");
+    quiet_diagnostics();
     const Halide::Target host = Halide::get_host_target();
     const Halide::Target target = host.with_feature(Halide::Target::NoRuntime);
     const std::string scheduler = autoscheduler_name();

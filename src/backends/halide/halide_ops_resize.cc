@@ -50,8 +50,10 @@ Halide::Func resize_axis(const HTensor& prev, size_t d, const ref::ResizeAxisMap
     i1(k) = static_cast<int>(t.size() > 1 ? t[1].index : t[0].index);
     w1(k) = static_cast<float>(t.size() > 1 ? t[1].weight : 0.0);
   }
-  if (single) define(f, vars, read(i0(o)));
-  else define(f, vars, read(i0(o)) * w0(o) + read(i1(o)) * w1(o));
+  // The clamps change nothing (the tables hold in-range indices); they tell bounds inference so.
+  const Expr a = Halide::clamp(i0(o), 0, in - 1), b = Halide::clamp(i1(o), 0, in - 1);
+  if (single) define(f, vars, read(a));
+  else define(f, vars, read(a) * w0(o) + read(b) * w1(o));
   return f;
 }
 
