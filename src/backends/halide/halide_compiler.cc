@@ -91,7 +91,7 @@ void compile_into(const Graph& fn, const std::filesystem::path& so, const Halide
     } catch (const Halide::Error&) {
       lowered = Lowering(fn).run();   // fresh Funcs: the failed attempt may have left schedules behind
       p = Halide::Pipeline(lowered.outputs);
-      schedule_pipeline(p, lowered, target, "none");
+      schedule_pipeline(p, lowered, target, "simple");
     }
     std::vector<Halide::Argument> args(lowered.inputs.begin(), lowered.inputs.end());
     p.compile_to_object(obj.string(), args, kEntryPoint, target);

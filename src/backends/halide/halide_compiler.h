@@ -5,12 +5,12 @@
 //   fn(x, s) { Resize(x) ─▶ Add(., s) ─▶ Relu } -> y
 //     compile:  cache hit?  ─yes─▶ dlopen <cache>/<hash>.so                       (~1 ms)
 //                           ─no──▶ lower (halide_lowering.h): one Func per value
-//                                  schedule (halide_schedule.h): Mullapudi2016
+//                                  schedule (halide_schedule.h): simple rules or an autoscheduler
 //                                  compile_to_object, link .so, rename, dlopen     (~0.1-0.5 s)
 //     run:      point the prebuilt halide_buffer_t's at the caller's buffers; one call
 //
-// Only the function's outputs are realized; the autoscheduler decides which intermediates are
-// inlined, computed per tile, or stored. Conv, MatMul and Gemm are not lowered (onednn's), nor
+// Only the function's outputs are realized; the schedule decides which intermediates are inlined,
+// computed per tile, or stored. Conv, MatMul and Gemm are not lowered (onednn's), nor
 // are integer tensors: KernelUnsupported. Compilation is serialized within a process (Halide's
 // lowering keeps global state); loaded pipelines run concurrently.
 //

@@ -166,6 +166,7 @@ LoweredPipeline Lowering::run() {
   }
   LoweredPipeline p;
   p.inputs = params_;
+  p.reductions = reductions_;
   for (ValueId v : fn_.inputs) p.input_shapes.push_back(fn_.value(v).type.shape);
   for (size_t i = 0; i < fn_.outputs.size(); ++i) {
     const ValueId v = fn_.outputs[i];

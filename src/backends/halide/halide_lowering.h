@@ -73,6 +73,7 @@ struct LoweredPipeline {
   std::vector<Shape> input_shapes;
   std::vector<Halide::Func> outputs;
   std::vector<Shape> output_shapes;
+  std::vector<HTensor> reductions;   // Funcs with an update (what the fallback computes at root)
 };
 
 class Lowering {
@@ -86,6 +87,8 @@ class Lowering {
   const HTensor& tensor(ValueId v);
   // Records node output `v`; `func` must already be defined.
   void set(ValueId v, Halide::Func func);
+  // Records a reduction whose result several consumer elements read (to be computed at root).
+  void note_reduction(Halide::Func f, Shape shape) { reductions_.push_back(HTensor{std::move(f), std::move(shape)}); }
   // A new Func named after node output `v` (debug names show in Halide's schedules and errors).
   Halide::Func func_for(ValueId v, const std::string& suffix = "") const;
 
@@ -100,6 +103,7 @@ class Lowering {
   const Graph& fn_;
   std::vector<std::optional<HTensor>> tensors_;   // by ValueId
   std::vector<Halide::ImageParam> params_;
+  std::vector<HTensor> reductions_;
 };
 
 // KernelUnsupported naming the node: "halide: <op> <name>: <why>".

@@ -66,6 +66,8 @@ OpLowering pool_op(bool max) {
     std::vector<Halide::Var> rev(vars.rbegin(), vars.rend());
     if (max) acc(rev) = Halide::max(acc(rev), tap);
     else acc(rev) = acc(rev) + tap;
+    // Not a note_reduction: each window feeds exactly one output element, so the window's
+    // accumulator is best computed inside its consumer's (vectorized) loop, Halide's default.
     Expr e = acc(rev);
     if (!max) {
       for (size_t d = 0; d < k; ++d) {

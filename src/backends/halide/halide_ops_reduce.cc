@@ -28,7 +28,7 @@ enum class Combine { Sum, Max, Min, Prod };
 // Reduces x over `axes` (tensor order, sorted, unique) into a Func indexed like x with the reduced
 // axes dropped when !keepdims and held at 0 when keepdims. `term` maps x's element to what is
 // accumulated (x itself, x*x, ...).
-Halide::Func reduce(const HTensor& x, const std::vector<int>& axes, bool keepdims, Combine how,
+Halide::Func reduce(Lowering& L, const HTensor& x, const std::vector<int>& axes, bool keepdims, Combine how,
                     const std::function<Expr(Expr)>& term, const std::string& name) {
   std::vector<Halide::Range> ranges;
   for (auto it = axes.rbegin(); it != axes.rend(); ++it) ranges.emplace_back(0, static_cast<int>(x.shape[static_cast<size_t>(*it)]));
@@ -60,6 +60,11 @@ Halide::Func reduce(const HTensor& x, const std::vector<int>& axes, bool keepdim
     case Combine::Max: acc(rev) = Halide::max(acc(rev), v); break;
     case Combine::Min: acc(rev) = Halide::min(acc(rev), v); break;
   }
+  Shape shape;
+  for (int k = 0; k < x.rank(); ++k)
+    if (keepdims || std::find(axes.begin(), axes.end(), k) == axes.end())
+      shape.push_back(std::find(axes.begin(), axes.end(), k) == axes.end() ? x.shape[static_cast<size_t>(k)] : 1);
+  L.note_reduction(acc, shape);
   return acc;
 }
 
@@ -83,7 +88,7 @@ OpLowering reduce_op(Combine how, bool mean, bool square, bool root) {
     axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
     const bool keepdims = attr_int(n.attrs, "keepdims", 1) != 0;
     const ValueId y = n.outputs.at(0);
-    Halide::Func acc = reduce(x, axes, keepdims, how, [square](Expr e) { return square ? e * e : e; },
+    Halide::Func acc = reduce(L, x, axes, keepdims, how, [square](Expr e) { return square ? e * e : e; },
                               "v" + std::to_string(y) + "_acc");
     const auto vars = index_vars(static_cast<int>(L.shape(y).size()));
     Expr e = HTensor{acc, L.shape(y)}.at(as_exprs(vars));
@@ -102,7 +107,7 @@ OpLowering softmax_op(bool log) {
     const int axis = normalize_axis(n, attr_int(n.attrs, "axis", -1), x.rank());
     const ValueId y = n.outputs.at(0);
     const std::string base = "v" + std::to_string(y);
-    Halide::Func mx = reduce(x, {axis}, true, Combine::Max, [](Expr e) { return e; }, base + "_max");
+    Halide::Func mx = reduce(L, x, {axis}, true, Combine::Max, [](Expr e) { return e; }, base + "_max");
     Shape rs = x.shape;
     rs[static_cast<size_t>(axis)] = 1;
     const HTensor m{mx, rs};
@@ -111,7 +116,7 @@ OpLowering softmax_op(bool log) {
     Halide::Func ex(base + "_exp");
     define(ex, vars, Halide::exp(x.at(idx) - broadcast_at(m, idx, x.shape)));
     const HTensor e{ex, x.shape};
-    const HTensor s{reduce(e, {axis}, true, Combine::Sum, [](Expr v) { return v; }, base + "_sum"), rs};
+    const HTensor s{reduce(L, e, {axis}, true, Combine::Sum, [](Expr v) { return v; }, base + "_sum"), rs};
     Halide::Func out = L.func_for(y);
     if (log)
       define(out, vars, x.at(idx) - broadcast_at(m, idx, x.shape) - Halide::log(broadcast_at(s, idx, x.shape)));
@@ -136,13 +141,13 @@ void layer_norm_op(Lowering& L, const Node& n) {
   const auto vars = index_vars(x.rank());
   const auto idx = as_exprs(vars);
   Halide::Func mean(base + "_mean");
-  define(mean, vars, HTensor{reduce(x, axes, true, Combine::Sum, [](Expr e) { return e; }, base + "_sum"), rs}.at(as_exprs(vars)) / count);
+  define(mean, vars, HTensor{reduce(L, x, axes, true, Combine::Sum, [](Expr e) { return e; }, base + "_sum"), rs}.at(as_exprs(vars)) / count);
   const HTensor m{mean, rs};
   Halide::Func centered(base + "_centered");
   define(centered, vars, x.at(idx) - broadcast_at(m, idx, x.shape));
   const HTensor c{centered, x.shape};
   Halide::Func inv(base + "_inv");
-  define(inv, vars, 1.0f / Halide::sqrt(HTensor{reduce(c, axes, true, Combine::Sum, [](Expr e) { return e * e; }, base + "_sq"), rs}
+  define(inv, vars, 1.0f / Halide::sqrt(HTensor{reduce(L, c, axes, true, Combine::Sum, [](Expr e) { return e * e; }, base + "_sq"), rs}
                                            .at(as_exprs(vars)) / count + eps));
   Expr e = c.at(idx) * broadcast_at(HTensor{inv, rs}, idx, x.shape) * broadcast_at(L.tensor(n.inputs.at(1)), idx, x.shape);
   if (L.has_input(n, 2)) e = e + broadcast_at(L.tensor(n.inputs[2]), idx, x.shape);
@@ -178,7 +183,7 @@ OpLowering global_pool_op(Combine how, bool mean) {
     std::vector<int> axes;
     for (int k = 2; k < x.rank(); ++k) axes.push_back(k);
     const ValueId y = n.outputs.at(0);
-    Halide::Func acc = reduce(x, axes, true, how, [](Expr e) { return e; }, "v" + std::to_string(y) + "_acc");
+    Halide::Func acc = reduce(L, x, axes, true, how, [](Expr e) { return e; }, "v" + std::to_string(y) + "_acc");
     const auto vars = index_vars(x.rank());
     Expr e = HTensor{acc, L.shape(y)}.at(as_exprs(vars));
     if (mean) e = e / static_cast<float>(product(x, axes));
