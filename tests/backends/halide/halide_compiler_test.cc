@@ -3,6 +3,8 @@
 //
 // Each function here is one Halide compilation (0.1-1 s), so each test case packs a family of ops
 // into one function with several outputs.
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -125,6 +127,20 @@ TEST_CASE("halide: a second compile of one function loads it from the disk cache
   for (const auto& e : std::filesystem::directory_iterator(TESSERA_HALIDE_TEST_CACHE))
     pipelines += e.path().extension() == ".so" && e.path().filename().string().rfind("runtime-", 0) != 0;
   CHECK(pipelines >= 1);
+}
+
+// The runtime is loaded RTLD_GLOBAL by any compile; halide_set_num_threads returns the count it
+// replaces, which must be what set_compute_threads set.
+TEST_CASE("halide: set_compute_threads sizes the shared Halide runtime's thread pool") {
+  FunctionBuilder b;
+  b.output(b.node("Neg", {b.input("x", {5})}, {5}));
+  auto compiled = make_backend_compiler("halide")->compile(b.g);
+  auto set = reinterpret_cast<int (*)(int)>(dlsym(RTLD_DEFAULT, "halide_set_num_threads"));
+  REQUIRE(set != nullptr);
+  set_compute_threads(3);
+  CHECK(set(3) == 3);
+  set_compute_threads(1);
+  CHECK(set(1) == 1);
 }
 
 TEST_CASE("halide: Conv, MatMul and integer tensors are KernelUnsupported, before any compilation") {
