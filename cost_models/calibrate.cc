@@ -115,7 +115,7 @@ DeviceProfile host_profile(const Calibration& c, const CalibrateOptions& o) {
   // Starting points: the sgemm that measured peak is the library backends' best case; reference
   // kernels reach a small fraction of it. A measured run refits these (docs/formats.md).
   p.efficiency = {{"default", {0.5, 0.8}}, {"blas", {0.9, 0.9}}, {"onednn", {0.9, 0.9}},
-                  {"eigen", {0.7, 0.9}},   {"ref", {0.1, 0.6}},    {"xnnpack", {0.8, 0.9}}};
+                  {"eigen", {0.7, 0.9}},   {"ref", {0.1, 0.6}},    {"xnnpack", {0.8, 0.9}}, {"halide", {0.5, 0.9}}};
   return p;
 }
 

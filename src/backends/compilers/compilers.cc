@@ -5,6 +5,7 @@
 #include "backends/blas/blas_compiler.h"
 #include "backends/compilers/ref_compiler.h"
 #include "backends/eigen/eigen_compiler.h"
+#include "backends/halide/halide_compiler.h"
 #include "backends/onednn/onednn_compiler.h"
 #include "backends/xnnpack/xnnpack_compiler.h"
 #include "tessera/error.h"
@@ -18,6 +19,7 @@ const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> table = {
       {"blas", &make_blas_compiler},
       {"eigen", &make_eigen_compiler},
+      {"halide", &make_halide_compiler},
       {"onednn", &make_onednn_compiler},
       {"ref", &make_ref_compiler},
       {"xnnpack", &make_xnnpack_compiler},

@@ -3,8 +3,9 @@
 // oneDNN (Debian's build uses OpenMP) and Eigen follow omp_set_num_threads; OpenBLAS (pthread
 // build) keeps its own pool; XNNPACK's runtimes take a pthreadpool of the count set here
 // (src/backends/xnnpack/xnnpack_threadpool.h); TBB is capped by a global_control, which only holds
-// while the object lives, so the last one set is kept here. The libraries' state is process-wide already; this file
-// only keeps them in step.
+// while the object lives, so the last one set is kept here. Halide pipelines share one runtime
+// whose pool is sized by halide_set_num_threads (backends/halide/halide_runtime.h). The libraries'
+// state is process-wide already; this file only keeps them in step.
 #include <omp.h>
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include <tbb/global_control.h>
 
 #include "backends/xnnpack/xnnpack_threadpool.h"
+#include "backends/halide/halide_runtime.h"
 #include "tessera/backend_compiler.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -36,6 +38,7 @@ void set_compute_threads(int threads) {
   tbb_control.reset();
   tbb_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                       static_cast<size_t>(threads));
+  halide::set_threads(threads);
   threads_set = threads;
 }
 

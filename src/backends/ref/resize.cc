@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "backends/ref/ref_kernels.h"
+#include "backends/ref/resize_axis.h"
 #include "backends/ref/ref_util.h"
 
 namespace tessera::ref {
@@ -21,15 +22,6 @@ namespace {
 
 using Inputs = std::span<const ConstTensorView>;
 using Outputs = std::span<const TensorView>;
-
-struct Tap {
-  int64_t index;
-  double weight;
-};
-
-struct AxisMap {
-  std::vector<std::vector<Tap>> taps;  // per output coordinate; empty = extrapolate
-};
 
 double source_coordinate(const std::string& mode, double x, double scale, int64_t in, int64_t out, double roi_lo,
                          double roi_hi, bool& extrapolate) {
@@ -59,18 +51,20 @@ int64_t nearest(const std::string& mode, double x) {
   return static_cast<int64_t>(std::round(x));
 }
 
-AxisMap axis_map(const Node& n, bool linear, const std::string& coord_mode, double scale, int64_t in, int64_t out,
-                 double roi_lo, double roi_hi) {
+}  // namespace
+
+ResizeAxisMap resize_axis_map(const Node& n, bool linear, const std::string& coord_mode, double scale, int64_t in,
+                              int64_t out, double roi_lo, double roi_hi) {
   const std::string nearest_mode = attr_string(n.attrs, "nearest_mode", "round_prefer_floor");
   if (nearest_mode != "round_prefer_floor" && nearest_mode != "round_prefer_ceil" && nearest_mode != "floor" &&
       nearest_mode != "ceil")
     unsupported(n, "nearest_mode " + nearest_mode);
-  AxisMap m;
+  ResizeAxisMap m;
   auto clamp = [in](int64_t i) { return std::clamp<int64_t>(i, 0, in - 1); };
   for (int64_t o = 0; o < out; ++o) {
     bool extrapolate = false;
     const double x = source_coordinate(coord_mode, static_cast<double>(o), scale, in, out, roi_lo, roi_hi, extrapolate);
-    std::vector<Tap> taps;
+    std::vector<ResizeTap> taps;
     if (!extrapolate) {
       if (!linear) {
         taps.push_back({clamp(nearest(nearest_mode, x)), 1.0});
@@ -84,6 +78,8 @@ AxisMap axis_map(const Node& n, bool linear, const std::string& coord_mode, doub
   }
   return m;
 }
+
+namespace {
 
 void resize_kernel(const Node& n, Inputs in, Outputs out) {
   expect_inputs(n, in, 1, 4);
@@ -116,19 +112,19 @@ void resize_kernel(const Node& n, Inputs in, Outputs out) {
   for (size_t d = 0; d < rank; ++d) roi[d + rank] = 1.0;
   if (coord_mode == "tf_crop_and_resize" && has_input(in, 1) && in[1].numel() == static_cast<int64_t>(2 * rank))
     for (size_t i = 0; i < 2 * rank; ++i) roi[i] = load_as_double(in[1].type.dtype, in[1].data, static_cast<int64_t>(i));
-  std::vector<AxisMap> maps;
+  std::vector<ResizeAxisMap> maps;
   for (size_t d = 0; d < rank; ++d) {
     const double scale = scales.empty() ? static_cast<double>(ys[d]) / static_cast<double>(xs[d]) : scales[d];
     if (!scales.empty() && static_cast<int64_t>(std::floor(static_cast<double>(xs[d]) * scale)) != ys[d])
       bad_node(n, "output extent " + std::to_string(ys[d]) + " disagrees with scale " + std::to_string(scale));
-    maps.push_back(axis_map(n, mode == "linear", coord_mode, scale, xs[d], ys[d], roi[d], roi[d + rank]));
+    maps.push_back(resize_axis_map(n, mode == "linear", coord_mode, scale, xs[d], ys[d], roi[d], roi[d + rank]));
   }
   const double extrapolation = attr_float(n.attrs, "extrapolation_value", 0.0);
   const auto st = strides_of(xs);
   visit_float(n, in[0].type.dtype, [&]<typename T>() {
     const T* x = in[0].as<T>();
     T* y = out[0].as<T>();
-    std::vector<const std::vector<Tap>*> taps(rank);
+    std::vector<const std::vector<ResizeTap>*> taps(rank);
     std::vector<size_t> pick(rank);
     for (int64_t i = 0; i < out[0].numel(); ++i) {
       int64_t rest = i;
@@ -149,7 +145,7 @@ void resize_kernel(const Node& n, Inputs in, Outputs out) {
         double w = 1;
         int64_t off = 0;
         for (size_t d = 0; d < rank; ++d) {
-          const Tap& t = (*taps[d])[pick[d]];
+          const ResizeTap& t = (*taps[d])[pick[d]];
           w *= t.weight;
           off += t.index * st[d];
         }
