@@ -238,7 +238,12 @@ void run_tune(const TuneArgs& a) {
     // Phase 1: measure what the database lacks.
     std::vector<std::vector<Graph>> functions(graphs.size());
     std::vector<CostRequest> requests;
-    for (size_t m = 0; m < graphs.size(); ++m) add_candidate_requests(graphs[m], backends, a.jobs, functions[m], requests);
+    std::vector<size_t> first_request;   // model m's requests are [first_request[m], first_request[m + 1])
+    for (size_t m = 0; m < graphs.size(); ++m) {
+      first_request.push_back(requests.size());
+      add_candidate_requests(graphs[m], backends, a.jobs, functions[m], requests);
+    }
+    first_request.push_back(requests.size());
     distributed::Work work{&requests, &model, a.jobs, std::chrono::duration<double>(std::max(2.0, a.timeout_s / 2)),
                            &interrupted};
     if (!rank0) {
@@ -247,6 +252,7 @@ void run_tune(const TuneArgs& a) {
     }
     TuneReport report;
     report.database = db_path;
+    if (!mpi) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
     KeyCensus keys = census(model, requests, *db);
     report.candidates = requests.size();
     report.distinct = keys.distinct;
@@ -302,7 +308,9 @@ void run_tune(const TuneArgs& a) {
       }
       const Plan& plan = outcome.plan;
       double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
-      report.models.push_back({a.models[m], plans[m], plan.partitions.size(), ms});
+      std::set<CostKey> own;
+      for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));
+      report.models.push_back({a.models[m], plans[m], plan.partitions.size(), own.size(), ms});
       std::map<std::string, int> per_backend;
       for (const Partition& p : plan.partitions) ++per_backend[p.backend];
       std::printf("%s: %zu partitions, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",

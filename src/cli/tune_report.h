@@ -3,7 +3,8 @@
 // with these extra fields: "measure_s" (the measuring phase), "candidates" (requests over all
 // models), "distinct" (distinct cost keys among them: from_database + what was measured),
 // "database", "redealt", "late", "dead_ranks", "silent_ranks", "hosts" ([{"rank", "host",
-// "machine"}]) and "models" ([{"model", "plan", "partitions", "predicted_ms"}]).
+// "machine"}]) and "models" ([{"model", "plan", "partitions", "distinct", "predicted_ms"}]; the
+// models' "distinct" add up to more than the run's when they share functions).
 // Written atomically (temporary file + rename), like plans.
 #pragma once
 
@@ -20,6 +21,7 @@ struct TuneReport {
   struct Model {
     std::string model, plan;
     size_t partitions = 0;
+    size_t distinct = 0;   // distinct cost keys of this model alone (shared ones count in each)
     double predicted_ms = 0;
   };
   int ranks = 1;
