@@ -46,9 +46,10 @@
 // itself (SIGKILL) on receiving its N-th job; TESSERA_MACHINE_FINGERPRINT (measured_cost_model.h)
 // fakes another machine.
 //
-// Scale: rank 0 spends ~10 us per job on MPI and ~20 us appending a record, so it can deal and
-// write ~30 000 jobs a second; measurements take 20 ms to seconds each, so rank 0 saturates only
-// beyond ~600 busy slots (docs/benchmarks.md, "Distributed tuning").
+// Scale: rank 0 spends ~17 us of CPU per job besides MPI (3-5 us on messages, 13 us appending the
+// record: bench/distributed_bench.cc), so it deals and writes ~60 000 jobs a second (~12 000 on a
+// loaded 2-core VM); a measurement takes 50 ms to seconds, so rank 0 saturates only beyond
+// ~600-3 000 busy slots (docs/benchmarks.md, "Distributed tuning").
 #pragma once
 
 #include <atomic>
