@@ -181,6 +181,7 @@ void measure_distributed(distributed::MpiSession& mpi, const distributed::Work& 
   report.dead_ranks = d.dead_ranks;
   report.silent_ranks = d.silent_ranks;
   for (const distributed::Hello& h : d.hosts) report.hosts.push_back({h.rank, h.host, h.machine});
+  std::sort(report.hosts.begin(), report.hosts.end(), [](const auto& x, const auto& y) { return x.rank < y.rank; });
   for (int r : d.silent_ranks)
     std::fprintf(stderr, "tessera: warning: rank %d never reported; it measured nothing\n", r);
 }
@@ -270,6 +271,9 @@ void run_tune(const TuneArgs& a) {
     if (mpi) measure_distributed(*mpi, work, keys, *db, on_measured, report);
     else measure_here(a, model, requests, report);
     report.measure_s = seconds_since(m0);
+    // Every rank has been told to stop: end MPI now rather than keep the workers waiting in
+    // MPI_Finalize while rank 0 searches.
+    mpi.reset();
     ::sigaction(SIGINT, &old, nullptr);
     progress->finish();
     for (auto& f : functions) f.clear();
@@ -285,7 +289,6 @@ void run_tune(const TuneArgs& a) {
     if (interrupted.load()) {
       std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n", measured,
                    db_path.c_str());
-      mpi.reset();
       std::exit(130);
     }
 
@@ -299,7 +302,7 @@ void run_tune(const TuneArgs& a) {
       po.search = a.search;
       po.threads = a.jobs;
       po.coalesce = !a.no_coalesce;
-      if (mpi) po.database = db.get();
+      if (a.mpi) po.database = db.get();
       PartitionOutcome outcome = partition_graph(graphs[m], backends, model, po);
       for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
       if (!plans[m].empty()) {

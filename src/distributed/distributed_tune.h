@@ -40,7 +40,9 @@
 // 4.1 has no ULFM, so there is no failure notification to use instead; and in that mode mpirun
 // exits 0 whatever the ranks return: read the --report file or rank 0's output.) A worker that
 // hears nothing from rank 0 for long after it started gives up, so a dead rank 0 does not leave
-// hung workers behind. Ctrl-C on mpirun ends the job like a dead rank.
+// hung workers behind. Ctrl-C on mpirun ends the job like a dead rank. In recovery mode no rank
+// calls MPI_Finalize (OpenMPI 4.1's finalize waits forever for a dead rank; mpirun accepts the
+// exit without it there), so a run with a dead rank still ends.
 //
 // Test hooks (environment, tests/distributed/ only): TESSERA_TEST_MPI_DIE=R:N makes rank R kill
 // itself (SIGKILL) on receiving its N-th job; TESSERA_MACHINE_FINGERPRINT (measured_cost_model.h)
@@ -72,7 +74,8 @@ namespace tessera::distributed {
 bool mpi_built_in();
 
 // MPI for the lifetime of the object: MPI_Init_thread (funneled: only this thread talks MPI) in
-// the constructor, MPI_Finalize in the destructor. Throws UserError when MPI is not built in.
+// the constructor, MPI_Finalize in the destructor (not under mpirun --enable-recovery: see above).
+// Throws UserError when MPI is not built in.
 class MpiSession {
  public:
   MpiSession();
