@@ -3,11 +3,15 @@
 #include "tessera/measured_cost_model.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "isolated_call.h"
 #include "measure_function.h"
+#include "test_sleep_compiler.h"
 #include "tessera/error.h"
 #include "tessera/estimator.h"
 #include "tessera/structural_hash.h"
@@ -33,8 +37,36 @@ std::string cpu_model_name() {
   return "unknown-cpu";
 }
 
+std::string cpu_isa_flags() {
+  // Only the flags that choose code paths: microcode and mitigation flags differ between
+  // identical machines with other kernels and must not split their measurements.
+  static const char* const kIsa[] = {"sse", "ssse3", "avx", "fma", "f16c", "bmi", "amx", "popcnt", "aes",
+                                     "sha", "vaes", "vpclmulqdq", "gfni", "movbe", "adx", "asimd", "sve",
+                                     "neon", "fp16", "dotprod", "i8mm", "bf16"};
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::istringstream words(line.substr(colon + 1));
+    std::set<std::string> kept;
+    for (std::string w; words >> w;)
+      for (const char* isa : kIsa)
+        if (w.rfind(isa, 0) == 0) kept.insert(w);
+    std::string out;
+    for (const std::string& w : kept) out += (out.empty() ? "" : " ") + w;
+    return out;
+  }
+  return "";
+}
+
+std::string machine_fingerprint() {
+  if (const char* forced = std::getenv("TESSERA_MACHINE_FINGERPRINT"); forced && *forced) return forced;
+  return cpu_model_name() + "/isa-" + hash_hex(fnv1a64(cpu_isa_flags())).substr(0, 8);
+}
+
 MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::move(options)) {
-  if (!options_.make_compiler) options_.make_compiler = make_backend_compiler;
+  if (!options_.make_compiler) options_.make_compiler = make_measure_compiler;
   if (options_.backends.empty()) options_.backends = backend_compiler_names();
   if (options_.threads < 1) options_.threads = 1;
   max_parallel_ = options_.max_parallel > 0 ? options_.max_parallel
@@ -50,11 +82,11 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     versions += b + "=" + v + ";";
   }
   fingerprint_ = "measure/1/" + hash_hex(fnv1a64(versions));
-  cpu_ = cpu_model_name();
+  machine_ = machine_fingerprint();
 }
 
 std::string MeasuredCostModel::device_fingerprint(std::string_view device) const {
-  return std::string(device) + "/" + cpu_ + "/t" + std::to_string(options_.threads);
+  return std::string(device) + "/" + machine_ + "/t" + std::to_string(options_.threads);
 }
 
 MeasureStats MeasuredCostModel::stats() const {

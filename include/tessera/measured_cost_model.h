@@ -26,7 +26,9 @@
 // parallel, in the partition pipeline.
 //
 // Database key (estimator.h cost_key): the backend name (and CostRequest::backend_version when
-// given), device_fingerprint() = "<device>/<CPU model name from /proc/cpuinfo>/t<threads>", and
+// given), device_fingerprint() = "<device>/<machine_fingerprint()>/t<threads>", where the machine
+// is the CPU model name from /proc/cpuinfo and a hash of its ISA flags (AVX-512 masked in one VM
+// and not in another is another machine), and
 // fingerprint() = "measure/1/<hash of every backend compiler's name and version()>", so a library
 // upgrade, another CPU or another thread count never reuses a stale measurement.
 //
@@ -71,7 +73,8 @@ struct MeasureOptions {
   bool isolate = true;                             // false: measure in this process (no timeout)
   uint64_t seed = 0x7e55e7a;                       // input data seed
 
-  // Backend name -> compiler; default make_backend_compiler. Called in the child, and once per
+  // Backend name -> compiler; default make_measure_compiler (test_sleep_compiler.h: the real
+  // backends, plus test_sleep when its test hook is set). Called in the child, and once per
   // name in `backends` by the constructor for version().
   CompilerFactory make_compiler;
   // Backends whose versions enter fingerprint(); default backend_compiler_names().
@@ -113,7 +116,7 @@ class MeasuredCostModel final : public CostModel {
 
   MeasureOptions options_;
   std::string fingerprint_;
-  std::string cpu_;
+  std::string machine_;
   int max_parallel_ = 1;
 
   mutable std::mutex mu_;
@@ -133,5 +136,12 @@ CostModelOptions measure_cost_model_options();
 
 // "Intel(R) Xeon(R) Processor" (the first "model name" of /proc/cpuinfo), or "unknown-cpu".
 std::string cpu_model_name();
+// The ISA flags of /proc/cpuinfo that choose code paths ("avx2 avx512f fma ..."; "flags" on x86,
+// "Features" on ARM), sorted, space-separated; "" when unknown.
+std::string cpu_isa_flags();
+// "<cpu_model_name()>/isa-<8 hex digits of a hash of cpu_isa_flags()>": the machine part of a
+// measured cost's key. Test hook: $TESSERA_MACHINE_FINGERPRINT, when set and not empty, replaces it
+// (to simulate a rank on other hardware, tests/distributed/); never set it for real tuning.
+std::string machine_fingerprint();
 
 }  // namespace tessera

@@ -1,39 +1,45 @@
-// tessera tune MODEL --backends LIST [--backend-spec FILE]... [--cache DB] [--plan OUT.json] [-j N]
-//   [--threads T] [--search S] [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
-// = `partition --cost measure` with a persistent cost database (CONTRACTS.md).
+// tessera tune MODEL... --backends LIST [--backend-spec FILE]... [--cache DB]
+//   [--plan OUT.json | --plan-dir DIR] [--mpi] [--report R.json] [-j N] [--threads T] [--search S]
+//   [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
+// = `partition --cost measure` with a persistent cost database (CONTRACTS.md), for one model or
+// several sharing one database (a function two models share is measured once).
 //
 // Two phases, both over the same candidates:
-//   1. measure: enumerate every backend's candidates, extract and hash their functions, and
-//      measure the distinct ones the database lacks (estimate_costs -> MeasuredCostModel, whose
-//      journal appends each measurement to the database the moment it finishes, and whose
-//      on_measured hook drives the progress line). Knowing the whole list first is what gives the
-//      progress line its total and ETA.
-//   2. partition: the search engineer's pipeline (search/partitioner.h) with the same model;
-//      every cost is now a journal hit, so nothing is measured twice; coalesced partitions are
-//      then measured as wholes and the search runs again (measured_wholes.h).
-//   3. verify: the plan against every single-backend plan, end to end; the fastest is returned
-//      and the latencies stay in the database (verified_choice.h), so `partition --cost measure`
-//      on the same database returns the same plan without measuring.
+//   1. measure: enumerate every model's candidates for every backend, extract and hash their
+//      functions, and measure the distinct ones the database lacks. Alone: estimate_costs ->
+//      MeasuredCostModel, whose journal appends each measurement to the database the moment it
+//      finishes, and whose on_measured hook drives the progress line. With --mpi (under mpirun):
+//      the same requests are dealt across ranks by src/distributed/ (distributed_tune.h); rank 0
+//      appends each result as it arrives, the other ranks only measure and return here.
+//      Knowing the whole list first is what gives the progress line its total and ETA.
+//   2. partition: the search engineer's pipeline (search/partitioner.h), once per model, with
+//      the same cost model; every cost is now in the database, so nothing is measured twice;
+//      coalesced partitions are then measured as wholes and searched again (measured_wholes.h).
+//   3. verify (unless --no-verify): the plan against every single-backend plan, end to end; the
+//      fastest is returned and the latencies stay in the database (verified_choice.h), so
+//      `partition --cost measure` on the same database returns the same plan without measuring.
 // Ctrl-C (SIGINT) sets a flag: no new measurement starts, running children are killed, every
 // finished measurement is already on disk; tune says so and exits 130. A kill -9 loses only the
 // measurements running at that moment.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
+#include <filesystem>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "commands.h"
+#include "distributed_tune.h"
 #include "measure_progress.h"
 #include "plan_verification.h"
 #include "tessera/backend_compiler.h"
@@ -48,9 +54,13 @@
 #include "tessera/plan.h"
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
+#include "tune_report.h"
 
 namespace tessera::cli {
 namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 // Set by SIGINT; read by the measuring threads. A signal handler can only reach a global.
 std::atomic<bool> interrupted{false};
@@ -58,12 +68,16 @@ std::atomic<bool> interrupted{false};
 extern "C" void on_sigint(int) { interrupted.store(true); }
 
 struct TuneArgs {
-  ModelOptions model;
+  std::vector<std::string> models;
+  std::vector<std::string> input_shapes;
   std::string backends;
   std::vector<std::string> specs;
   std::string search = "collage";
   std::string plan_path;
+  std::string plan_dir;
   std::string cache;
+  std::string report;
+  bool mpi = false;
   int jobs = 1;
   int threads = 1;
   double budget_ms = 20;
@@ -73,10 +87,13 @@ struct TuneArgs {
   bool no_verify = false;
 };
 
-// The requests the pipeline will make, built the same way (candidates in candidate_less order,
-// extract_function, structural_hash). `functions` owns the graphs the requests point into.
-std::vector<CostRequest> candidate_requests(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                            int jobs, std::vector<Graph>& functions) {
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The requests the pipeline will make for one model, built the same way (candidates in
+// candidate_less order, extract_function, structural_hash), appended to `requests`. `functions`
+// owns the graphs the requests point into.
+void add_candidate_requests(const Graph& graph, const std::vector<BackendSpec>& backends, int jobs,
+                            std::vector<Graph>& functions, std::vector<CostRequest>& requests) {
   DataflowIndex index(graph);
   std::vector<Candidate> candidates = enumerate_candidates(index, backends, jobs).all();
   functions.assign(candidates.size(), Graph{});
@@ -90,119 +107,243 @@ std::vector<CostRequest> candidate_requests(const Graph& graph, const std::vecto
   });
   std::map<std::string, const BackendSpec*> spec;
   for (const BackendSpec& b : backends) spec[b.name] = &b;
-  std::vector<CostRequest> requests;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const BackendSpec& b = *spec.at(candidates[i].backend);
     requests.emplace_back(functions[i], hashes[i], b.name, b.device, candidates[i].sub_graph.label());
   }
-  return requests;
 }
 
-// Distinct keys the database does not hold yet: what phase 1 will measure.
-size_t count_missing(const MeasuredCostModel& model, const std::vector<CostRequest>& requests,
-                     const CostDatabase& db) {
-  std::set<CostKey> missing;
-  for (const CostRequest& r : requests) {
-    CostKey k = cost_key(model, r);
-    if (!db.lookup(k)) missing.insert(std::move(k));
+// The first request of every distinct key, in request order, split by whether the database has it.
+struct KeyCensus {
+  size_t distinct = 0;
+  std::vector<size_t> missing;   // request indices
+};
+
+KeyCensus census(const MeasuredCostModel& model, const std::vector<CostRequest>& requests, const CostDatabase& db) {
+  KeyCensus c;
+  std::set<CostKey> seen;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    CostKey k = cost_key(model, requests[i]);
+    if (!seen.insert(k).second) continue;
+    if (!db.lookup(k)) c.missing.push_back(i);
   }
-  return missing.size();
+  c.distinct = seen.size();
+  return c;
 }
 
-void run_tune(const TuneArgs& a) {
+// Where each model's plan goes: --plan for one model, DIR/<model stem>.json with --plan-dir.
+std::vector<std::string> plan_paths(const TuneArgs& a) {
+  std::vector<std::string> out(a.models.size());
+  if (!a.plan_path.empty() && !a.plan_dir.empty())
+    throw UserError("--plan", a.plan_path, "give --plan or --plan-dir, not both");
+  if (!a.plan_path.empty()) {
+    if (a.models.size() > 1)
+      throw UserError("--plan", a.plan_path,
+                      "one plan file for " + std::to_string(a.models.size()) + " models: use --plan-dir DIR");
+    out[0] = a.plan_path;
+  }
+  if (!a.plan_dir.empty()) {
+    std::map<std::string, std::string> by_stem;
+    for (size_t i = 0; i < a.models.size(); ++i) {
+      std::string stem = fs::path(a.models[i]).stem().string();
+      auto [it, fresh] = by_stem.emplace(stem, a.models[i]);
+      if (!fresh)
+        throw UserError("--plan-dir", a.plan_dir,
+                        "models " + it->second + " and " + a.models[i] + " would both write " + stem + ".json");
+      out[i] = (fs::path(a.plan_dir) / (stem + ".json")).string();
+    }
+  }
+  return out;
+}
+
+void check_args(const TuneArgs& a) {
   if (!is_search_name(a.search))
     throw UserError("--search", "", "unknown search '" + a.search + "' (expected collage, greedy, exhaustive or single:<backend>)");
   if (a.jobs < 1) throw UserError("-j", std::to_string(a.jobs), "must be at least 1");
   if (a.threads < 1) throw UserError("--threads", std::to_string(a.threads), "must be at least 1");
+  std::set<std::string> seen;
+  for (const std::string& m : a.models)
+    if (!seen.insert(m).second) throw UserError(m, "", "given twice");
+}
+
+// Phase 1 alone: every measurement in this process (the tune of before --mpi, unchanged).
+void measure_here(const TuneArgs& a, MeasuredCostModel& model, const std::vector<CostRequest>& requests,
+                  TuneReport& report) {
+  estimate_costs(model, requests, {a.jobs, nullptr});
+  MeasureStats ms = model.stats();
+  report.measured_per_rank = {ms.measured};
+  report.invalid = ms.invalid;
+}
+
+// Phase 1 under MPI, rank 0: deal what the database lacks.
+void measure_distributed(distributed::MpiSession& mpi, const distributed::Work& work,
+                         const KeyCensus& keys, CostDatabase& db, const distributed::ResultHook& on_result,
+                         TuneReport& report) {
+  distributed::DealReport d = distributed::deal(mpi, work, keys.missing, db, on_result);
+  report.ranks = d.ranks;
+  report.measured_per_rank = d.measured_per_rank;
+  report.invalid = d.invalid;
+  report.redealt = d.redealt;
+  report.late = d.late;
+  report.dead_ranks = d.dead_ranks;
+  report.silent_ranks = d.silent_ranks;
+  for (const distributed::Hello& h : d.hosts) report.hosts.push_back({h.rank, h.host, h.machine});
+  std::sort(report.hosts.begin(), report.hosts.end(), [](const auto& x, const auto& y) { return x.rank < y.rank; });
+  for (int r : d.silent_ranks)
+    std::fprintf(stderr, "tessera: warning: rank %d never reported; it measured nothing\n", r);
+}
+
+void run_tune(const TuneArgs& a) {
+  check_args(a);
+  const std::vector<std::string> plans = plan_paths(a);
   std::vector<std::string> names = split_backend_list(a.backends);
   if (a.search.rfind("single:", 0) == 0) {
     std::string target = a.search.substr(7);
     if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
   }
   std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
-  Graph graph = a.model.load();
-  std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
-  std::unique_ptr<CostDatabase> db = CostDatabase::open(db_path);
+  const auto t0 = Clock::now();
 
-  std::unique_ptr<MeasureProgress> progress;
-  std::mutex invalid_mu;
-  std::vector<std::string> invalid;   // "backend label: reason", for the report after phase 1
-  MeasureOptions mo;
-  mo.budget = std::chrono::duration<double>(a.budget_ms / 1000.0);
-  mo.max_repeats = a.repeats;
-  mo.timeout = std::chrono::duration<double>(a.timeout_s);
-  mo.threads = a.threads;
-  mo.max_parallel = a.jobs;
-  mo.journal = db.get();
-  mo.stop = &interrupted;
-  mo.on_measured = [&](const CostRequest& r, const CostEntry& e) {
-    if (progress) progress->tick(e.cost.is_invalid());
-    if (!e.cost.is_invalid()) return;
-    std::lock_guard lock(invalid_mu);
-    invalid.push_back(r.backend + " " + r.label + ": " + e.cost.reason());
-  };
-  MeasuredCostModel model(mo);
-  std::vector<BackendRef> refs;
-  for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
-  model.check_backends(refs);
+  // Under --mpi every rank runs this function; only rank 0 opens the database and writes files.
+  std::unique_ptr<distributed::MpiSession> mpi;
+  if (a.mpi) mpi = std::make_unique<distributed::MpiSession>();
+  const bool rank0 = !mpi || mpi->rank() == 0;
+  try {
+    std::vector<Graph> graphs;
+    for (const std::string& path : a.models) {
+      ModelOptions mo{path, a.input_shapes};
+      graphs.push_back(mo.load());
+    }
+    std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
+    std::unique_ptr<CostDatabase> db;
+    if (rank0) db = CostDatabase::open(db_path);
 
-  // Phase 1: measure what the database lacks.
-  std::vector<Graph> functions;
-  std::vector<CostRequest> requests = candidate_requests(graph, backends, a.jobs, functions);
-  size_t todo = count_missing(model, requests, *db);
-  std::fprintf(stderr, "tessera: %zu candidates, %zu to measure (-j %d, %d thread%s each), cost database %s\n",
-               requests.size(), todo, a.jobs, a.threads, a.threads == 1 ? "" : "s", db_path.c_str());
-  progress = std::make_unique<MeasureProgress>(todo, ::isatty(STDERR_FILENO) == 1);
-  struct sigaction sa {}, old {};
-  sa.sa_handler = on_sigint;
-  sa.sa_flags = SA_RESETHAND;   // a second Ctrl-C ends tessera at once
-  ::sigaction(SIGINT, &sa, &old);
-  auto t0 = std::chrono::steady_clock::now();
-  estimate_costs(model, requests, {a.jobs, nullptr});
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ::sigaction(SIGINT, &old, nullptr);
-  progress->finish();
-  functions.clear();
-  MeasureStats ms = model.stats();
-  std::sort(invalid.begin(), invalid.end());
-  for (size_t i = 0; i < invalid.size() && i < 10; ++i)
-    std::fprintf(stderr, "tessera: invalid: %s\n", invalid[i].c_str());
-  if (invalid.size() > 10) std::fprintf(stderr, "tessera: ... and %zu more invalid\n", invalid.size() - 10);
-  if (ms.measured > 0)
-    std::fprintf(stderr, "tessera: measured %zu functions in %.2f s (%.1f per second)\n", ms.measured, wall,
-                 static_cast<double>(ms.measured) / wall);
-  if (interrupted.load()) {
-    std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n",
-                 ms.measured, db_path.c_str());
-    std::exit(130);
+    std::unique_ptr<MeasureProgress> progress;
+    std::mutex invalid_mu;
+    std::vector<std::string> invalid;   // "backend label: reason", for the report after phase 1
+    auto on_measured = [&](const CostRequest& r, const CostEntry& e) {
+      if (progress) progress->tick(e.cost.is_invalid());
+      if (!e.cost.is_invalid()) return;
+      std::lock_guard lock(invalid_mu);
+      invalid.push_back(r.backend + " " + r.label + ": " + e.cost.reason());
+    };
+    MeasureOptions mo;
+    mo.budget = std::chrono::duration<double>(a.budget_ms / 1000.0);
+    mo.max_repeats = a.repeats;
+    mo.timeout = std::chrono::duration<double>(a.timeout_s);
+    mo.threads = a.threads;
+    mo.max_parallel = a.jobs;
+    mo.stop = &interrupted;
+    if (!mpi) {   // alone, the model itself journals and reports; under MPI rank 0's dealer does
+      mo.journal = db.get();
+      mo.on_measured = on_measured;
+    }
+    MeasuredCostModel model(mo);
+    std::vector<BackendRef> refs;
+    for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
+    model.check_backends(refs);
+
+    // Phase 1: measure what the database lacks.
+    std::vector<std::vector<Graph>> functions(graphs.size());
+    std::vector<CostRequest> requests;
+    std::vector<size_t> first_request;   // model m's requests are [first_request[m], first_request[m + 1])
+    for (size_t m = 0; m < graphs.size(); ++m) {
+      first_request.push_back(requests.size());
+      add_candidate_requests(graphs[m], backends, a.jobs, functions[m], requests);
+    }
+    first_request.push_back(requests.size());
+    distributed::Work work{&requests, &model, a.jobs, std::chrono::duration<double>(std::max(2.0, a.timeout_s / 2)),
+                           &interrupted};
+    if (!rank0) {
+      distributed::serve(*mpi, work);
+      return;
+    }
+    TuneReport report;
+    report.database = db_path;
+    if (!mpi) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
+    KeyCensus keys = census(model, requests, *db);
+    report.candidates = requests.size();
+    report.distinct = keys.distinct;
+    report.from_database = keys.distinct - keys.missing.size();
+    std::string where = mpi ? " on " + std::to_string(mpi->size()) + " rank" + (mpi->size() == 1 ? "" : "s") : "";
+    std::fprintf(stderr, "tessera: %zu candidates, %zu to measure%s (-j %d, %d thread%s each), cost database %s\n",
+                 requests.size(), keys.missing.size(), where.c_str(), a.jobs, a.threads, a.threads == 1 ? "" : "s",
+                 db_path.c_str());
+    progress = std::make_unique<MeasureProgress>(keys.missing.size(), ::isatty(STDERR_FILENO) == 1);
+    struct sigaction sa {}, old {};
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;   // a second Ctrl-C ends tessera at once
+    ::sigaction(SIGINT, &sa, &old);
+    const auto m0 = Clock::now();
+    if (mpi) measure_distributed(*mpi, work, keys, *db, on_measured, report);
+    else measure_here(a, model, requests, report);
+    report.measure_s = seconds_since(m0);
+    // Every rank has been told to stop: end MPI now rather than keep the workers waiting in
+    // MPI_Finalize while rank 0 searches.
+    mpi.reset();
+    ::sigaction(SIGINT, &old, nullptr);
+    progress->finish();
+    for (auto& f : functions) f.clear();
+    size_t measured = 0;
+    for (size_t n : report.measured_per_rank) measured += n;
+    std::sort(invalid.begin(), invalid.end());
+    for (size_t i = 0; i < invalid.size() && i < 10; ++i)
+      std::fprintf(stderr, "tessera: invalid: %s\n", invalid[i].c_str());
+    if (invalid.size() > 10) std::fprintf(stderr, "tessera: ... and %zu more invalid\n", invalid.size() - 10);
+    if (measured > 0)
+      std::fprintf(stderr, "tessera: measured %zu functions in %.2f s (%.1f per second)\n", measured, report.measure_s,
+                   static_cast<double>(measured) / report.measure_s);
+    if (interrupted.load()) {
+      std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n", measured,
+                   db_path.c_str());
+      std::exit(130);
+    }
+
+    // Phase 2: the partition pipeline per model, all costs from the database (alone: through the
+    // model's journal; under MPI: as the estimator's cache). Anything still missing (a job no rank
+    // could finish) is measured here, on rank 0, and counted as rank 0's.
+    const size_t before = model.stats().measured;
+    for (size_t m = 0; m < graphs.size(); ++m) {
+      PartitionOptions po;
+      po.model_path = a.models[m];
+      po.search = a.search;
+      po.threads = a.jobs;
+      po.coalesce = !a.no_coalesce;
+      if (a.mpi) po.database = db.get();
+      po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
+      PartitionOutcome outcome = partition_graph(graphs[m], backends, model, po);
+      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+      // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
+      if (!a.no_verify) {
+        set_compute_threads(a.threads);
+        std::vector<std::string> lines = verify_plan(graphs[m], backends, model, po, outcome, db.get(), true);
+        if (!lines.empty()) std::fprintf(stderr, "tessera: end to end, %d thread%s:\n", a.threads, a.threads == 1 ? "" : "s");
+        for (const std::string& l : lines) std::fprintf(stderr, "  %s\n", l.c_str());
+      }
+      if (!plans[m].empty()) {
+        if (!a.plan_dir.empty()) fs::create_directories(a.plan_dir);
+        write_plan_file(plans[m], outcome.plan, graphs[m], {});
+      }
+      const Plan& plan = outcome.plan;
+      double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
+      std::set<CostKey> own;
+      for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));
+      report.models.push_back({a.models[m], plans[m], plan.partitions.size(), own.size(), ms});
+      std::map<std::string, int> per_backend;
+      for (const Partition& p : plan.partitions) ++per_backend[p.backend];
+      std::printf("%s: %zu partitions, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
+                  plan.model.c_str(), plan.partitions.size(), ms, measured, report.invalid, report.from_database);
+      for (const auto& [backend, n] : per_backend) std::printf("  %-8s %4d partitions\n", backend.c_str(), n);
+    }
+    report.measured_per_rank[0] += model.stats().measured - before;
+    report.wall_s = seconds_since(t0);
+    if (!a.report.empty()) write_tune_report(a.report, report);
+  } catch (const std::exception& e) {
+    // Under MPI the other ranks must not wait for a rank that is gone: rank 0 stops them, a worker
+    // tells rank 0 (which then stops the run with this rank's message).
+    if (mpi) distributed::abandon(*mpi, e.what());
+    throw;
   }
-
-  // Phase 2: the partition pipeline, all costs from the journal.
-  PartitionOptions po;
-  po.model_path = a.model.path;
-  po.search = a.search;
-  po.threads = a.jobs;
-  po.coalesce = !a.no_coalesce;
-  po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
-  PartitionOutcome outcome = partition_graph(graph, backends, model, po);
-  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
-  // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
-  if (!a.no_verify) {
-    set_compute_threads(a.threads);
-    std::vector<std::string> lines = verify_plan(graph, backends, model, po, outcome, db.get(), true);
-    if (!lines.empty()) std::fprintf(stderr, "tessera: end to end, %d thread%s:\n", a.threads, a.threads == 1 ? "" : "s");
-    for (const std::string& l : lines) std::fprintf(stderr, "  %s\n", l.c_str());
-  }
-  if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, {});
-
-  const Plan& plan = outcome.plan;
-  std::map<std::string, int> per_backend;
-  for (const Partition& p : plan.partitions) ++per_backend[p.backend];
-  std::printf("%s: %zu partitions, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
-              plan.model.c_str(), plan.partitions.size(),
-              plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0, ms.measured, ms.invalid,
-              ms.journal_hits);
-  for (const auto& [backend, n] : per_backend) std::printf("  %-8s %4d partitions\n", backend.c_str(), n);
 }
 
 }  // namespace
@@ -210,13 +351,18 @@ void run_tune(const TuneArgs& a) {
 void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   auto* cmd = app.add_subcommand("tune", "partition with measured costs, kept in a persistent cost database");
-  args->model.add_to(*cmd);
+  cmd->add_option("MODEL", args->models, "model files (.onnx or tessera .json); several share one database")
+      ->required();
+  cmd->add_option("--input-shape", args->input_shapes, "bind a symbolic input shape, NAME=1x3x224x224 (repeatable)");
   cmd->add_option("--backends", args->backends, "real backends the plan may use, a,b,c")->required();
   cmd->add_option("--backend-spec", args->specs, "a tessera.backend spec file (repeatable)");
   cmd->add_option("--cache", args->cache, "cost database (default ~/.cache/tessera/costs.db)");
-  cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
+  cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here (one model)");
+  cmd->add_option("--plan-dir", args->plan_dir, "write one plan per model here, named <model stem>.json");
+  cmd->add_flag("--mpi", args->mpi, "under mpirun: deal measurements across ranks; rank 0 writes the database and plans");
+  cmd->add_option("--report", args->report, "write a JSON report: ranks, measured_per_rank, from_database, invalid, wall_s, ...");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
-  cmd->add_option("-j", args->jobs, "measurements at once (one per core at most); also enumeration threads")
+  cmd->add_option("-j", args->jobs, "measurements at once (per rank; one per core at most); also enumeration threads")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->threads, "compute threads of each measurement (default 1)");
   cmd->add_option("--budget-ms", args->budget_ms, "timed runs per measurement stop after this (default 20)");

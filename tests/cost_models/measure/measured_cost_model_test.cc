@@ -2,6 +2,8 @@
 // backends that throw, abort, segfault or hang.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <atomic>
 #include <filesystem>
 #include <unistd.h>
@@ -182,7 +184,7 @@ TEST_CASE("a stop request kills a running measurement") {
   CHECK(model.stats().skipped == 1);
 }
 
-TEST_CASE("fingerprints: backend versions, CPU model and threads") {
+TEST_CASE("fingerprints: backend versions, CPU model, ISA and threads") {
   MeasureOptions o = quick();
   MeasuredCostModel a(o);
   o.backends = {"ref", "fake_ok"};
@@ -191,8 +193,26 @@ TEST_CASE("fingerprints: backend versions, CPU model and threads") {
   CHECK(a.fingerprint() != b.fingerprint());
   o.threads = 2;
   MeasuredCostModel c(o);
-  CHECK(a.device_fingerprint("cpu") == "cpu/" + cpu_model_name() + "/t1");
-  CHECK(c.device_fingerprint("cpu") == "cpu/" + cpu_model_name() + "/t2");
+  const std::string machine = machine_fingerprint();
+  CHECK(machine.rfind(cpu_model_name() + "/isa-", 0) == 0);
+  CHECK(machine.size() == cpu_model_name().size() + 5 + 8);
+  CHECK(a.device_fingerprint("cpu") == "cpu/" + machine + "/t1");
+  CHECK(c.device_fingerprint("cpu") == "cpu/" + machine + "/t2");
+  // The test hook that fakes another machine (tests/distributed/) changes the key.
+  ::setenv("TESSERA_MACHINE_FINGERPRINT", "other-machine", 1);
+  MeasuredCostModel d(quick());
+  ::unsetenv("TESSERA_MACHINE_FINGERPRINT");
+  CHECK(d.device_fingerprint("cpu") == "cpu/other-machine/t1");
+  CHECK(machine_fingerprint() == machine);
+}
+
+TEST_CASE("ISA flags: only the code-path flags of /proc/cpuinfo, sorted") {
+  std::string flags = cpu_isa_flags();
+  CHECK(flags.find("hypervisor") == std::string::npos);
+  CHECK(flags.find("md_clear") == std::string::npos);
+#if defined(__x86_64__)
+  CHECK(flags.find("sse2") != std::string::npos);   // every x86-64 has it
+#endif
 }
 
 TEST_CASE("--cost measure:ARG options") {
