@@ -10,16 +10,24 @@ Each model is written as a graph file `<name>.onnx` (tracked, small) plus one ex
 graphs without the weights: tessera then treats those initializers as shape-only constants. Running
 this script regenerates the weights (and byte-identical graphs).
 
+Beside each model it writes PyTorch's reference for numerics tests (git-ignored, like the weights
+they belong to): `reference/<name>.input.npy` (the export's random input), `reference/<name>.output.npy`
+(the PyTorch model's output on it, in eval mode) and `reference/<name>.json` (the SHA-256 of the
+weights file they were computed with, so a test can tell references from other weights apart).
+
 All models: opset 13, batch 1, static shapes, constant folding, IR version <= 8 (what libonnx 1.12
 reads), random weights from torch.manual_seed(0) (there is no network for pretrained weights).
 """
 
 import argparse
 import collections
+import hashlib
 import io
+import json
 import os
 import sys
 
+import numpy as np
 import onnx
 import onnx.checker
 import onnx.shape_inference
@@ -167,7 +175,24 @@ def export(name, out_dir):
             os.remove(path)
     onnx.save_model(proto, onnx_path, save_as_external_data=True, all_tensors_to_one_file=True,
                     location=weights_name, size_threshold=EXTERNAL_THRESHOLD)
+    write_reference(name, model, dummy, weights_path, out_dir)
     return onnx_path, weights_path
+
+
+def write_reference(name, model, dummy, weights_path, out_dir):
+    """PyTorch's output on the export's input, for tests/python/test_pytorch_numerics.py."""
+    ref_dir = os.path.join(out_dir, "reference")
+    os.makedirs(ref_dir, exist_ok=True)
+    with torch.no_grad():
+        output = model(dummy)
+    np.save(os.path.join(ref_dir, name + ".input.npy"), dummy.numpy().astype(np.float32))
+    np.save(os.path.join(ref_dir, name + ".output.npy"), output.numpy().astype(np.float32))
+    with open(weights_path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(ref_dir, name + ".json"), "w") as f:
+        json.dump({"model": name + ".onnx", "input": "input", "output": "output",
+                   "weights_sha256": digest, "torch": torch.__version__}, f, indent=1)
+        f.write("\n")
 
 
 def verify(onnx_path, weights_path):

@@ -109,6 +109,8 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   plan.model = options.model_path;
   plan.search = options.search;
   plan.cost_model = model.name();
+  plan.model_fingerprint = model_fingerprint(graph);
+  plan.input_shapes = model_input_shapes(graph);
   for (const BackendSpec& b : backends) out.backend_order.push_back(b.name);
 
   std::vector<BackendRef> refs;

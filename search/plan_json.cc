@@ -96,7 +96,70 @@ IndexSet read_nodes(const nlohmann::json& j, const std::string& file, const std:
   return set;
 }
 
+// "model_fingerprint" and "input_shapes", when the file has them.
+void read_binding(const nlohmann::json& j, const std::string& file, Plan& plan) {
+  if (j.contains("model_fingerprint")) {
+    plan.model_fingerprint = read_string(j, "model_fingerprint", file, "");
+    if (plan.model_fingerprint.size() != 16 ||
+        plan.model_fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw UserError(file, "model_fingerprint", "expected 16 lower-case hex digits");
+  }
+  if (!j.contains("input_shapes")) return;
+  const auto& shapes = j["input_shapes"];
+  if (!shapes.is_object()) throw UserError(file, "input_shapes", "expected an object {name: [dims]}");
+  for (const auto& [name, dims] : shapes.items()) {
+    const std::string place = "input_shapes." + name;
+    if (!dims.is_array()) throw UserError(file, place, "expected a list of dimensions");
+    Shape shape;
+    for (const auto& d : dims) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) throw UserError(file, place, "expected non-negative integers");
+      shape.push_back(d.get<int64_t>());
+    }
+    plan.input_shapes.emplace_back(name, std::move(shape));
+  }
+}
+
+std::string binding_text(const std::string& name, const Shape& shape) { return name + "=" + shape_to_string(shape); }
+
 }  // namespace
+
+std::string model_fingerprint(const Graph& graph) { return hash_hex(structural_hash(graph)); }
+
+std::vector<std::pair<std::string, Shape>> model_input_shapes(const Graph& graph) {
+  std::vector<std::pair<std::string, Shape>> out;
+  for (ValueId v : graph.inputs) out.emplace_back(graph.value(v).name, graph.value(v).type.shape);
+  return out;
+}
+
+void check_plan_binding(const Plan& plan, const Graph& graph, const std::string& file) {
+  const std::string model = graph.source.empty() ? std::string("the model") : "the model " + graph.source;
+  if (!plan.input_shapes.empty()) {
+    std::map<std::string, Shape> has;
+    for (const auto& [name, shape] : model_input_shapes(graph)) has[name] = shape;
+    for (const auto& [name, shape] : plan.input_shapes) {
+      auto it = has.find(name);
+      if (it == has.end())
+        throw UserError(file, "input_shapes." + name, "the plan was made for a model with input '" + name + "'; " +
+                                                          model + " has no such input (a plan for another model)");
+      if (it->second != shape)
+        throw UserError(file, "input_shapes." + name,
+                        "the plan was made for " + binding_text(name, shape) + ", " + model + " has " +
+                            binding_text(name, it->second) + " (load the model with --input-shape " +
+                            binding_text(name, shape) + ", or make a plan for these shapes)");
+      has.erase(it);
+    }
+    if (!has.empty())
+      throw UserError(file, "input_shapes", "the plan was made for a model without input '" + has.begin()->first +
+                                                "', which " + model + " has (a plan for another model)");
+  }
+  if (!plan.model_fingerprint.empty()) {
+    const std::string actual = model_fingerprint(graph);
+    if (actual != plan.model_fingerprint)
+      throw UserError(file, "model_fingerprint",
+                      "the plan was made for another model (fingerprint " + plan.model_fingerprint + ", " + model +
+                          " has " + actual + "; plan's model field: " + plan.model + ")");
+  }
+}
 
 std::string format_plan_number(double x) {
   char buf[64];
@@ -150,6 +213,14 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   auto ms = [&](double x) { return format_plan_number(options.with_timings ? x : 0.0); };
   o << "{\"format\": \"tessera.plan\", \"version\": 1, \"model\": " << quote(plan.model)
     << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model) << ",\n";
+  o << " \"model_fingerprint\": " << quote(model_fingerprint(graph)) << ", \"input_shapes\": {";
+  const auto shapes = model_input_shapes(graph);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    o << (i ? ", " : "") << quote(shapes[i].first) << ": [";
+    for (size_t d = 0; d < shapes[i].second.size(); ++d) o << (d ? ", " : "") << shapes[i].second[d];
+    o << "]";
+  }
+  o << "},\n";
   o << " \"total_cost\": " << cost_text(plan.total_cost) << ", \"transfer_cost\": " << cost_text(plan.transfer_cost)
     << ", \"boundary_cost\": " << cost_text(plan.boundary_cost) << ",\n";
   o << " \"partitions\": [";
@@ -215,6 +286,8 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
   plan.model = read_string(j, "model", file, "");
   plan.search = read_string(j, "search", file, "");
   plan.cost_model = read_string(j, "cost_model", file, "");
+  read_binding(j, file, plan);
+  check_plan_binding(plan, graph, file);
   plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
   plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
   if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");

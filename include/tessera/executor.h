@@ -64,6 +64,9 @@ class Executor {
   // One run; inputs in model().inputs order, with exactly their types. Returns outputs().
   const std::vector<HostTensor>& run(std::span<const HostTensor> inputs, const StepObserver* observer = nullptr);
   const std::vector<HostTensor>& outputs() const { return outputs_; }
+  // One run on caller-owned buffers (session.h): inputs and outputs in model order with exactly
+  // their types (UserError naming the tensor otherwise); outputs are written in place.
+  void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
 
   // The model as run: the input graph with seeded weights filled in (the --check oracle runs this).
   const Graph& model() const { return model_; }

@@ -10,7 +10,9 @@
 // the header's shape says. A 0-d array reads as a scalar (shape {}).
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "tessera/host_tensor.h"
 
@@ -22,5 +24,12 @@ HostTensor parse_npy(const std::string& bytes, const std::string& file);
 // Writes version 1.0 (f32, f64, i64, i32, u8, bool); atomically (temporary file + rename).
 void write_npy(const std::string& path, const HostTensor& tensor);
 std::string npy_bytes(const HostTensor& tensor);
+
+// The file name `tessera run --output-dir` gives a graph output: the value's name with every
+// character outside [A-Za-z0-9._-] replaced by '_', plus ".npy" ("logits:0" -> "logits_0.npy").
+std::string npy_file_name(const std::string& value_name);
+// Writes tensors[i] as DIR/npy_file_name(names[i]), creating DIR. Two names that map to one file
+// are a UserError raised before anything is written.
+void write_npy_dir(const std::string& dir, const std::vector<std::string>& names, std::span<const HostTensor> tensors);
 
 }  // namespace tessera

@@ -33,6 +33,17 @@
 // that is what keeps `-j 1` and `-j 2` plans byte-identical. Non-Value costs are written as the
 // strings "unknown" / "invalid(reason)" (Cost::to_string) and read back by Cost::parse.
 //
+// Binding to the model (fields added to v1; a plan without them is accepted unchecked, so plans
+// written before them and hand-written plans still load):
+//   "model_fingerprint": 16 hex digits, model_fingerprint(graph) of the Graph the plan was made
+//                        for (structural: ops, attributes, types, wiring, small constants; not
+//                        node names, not weight values, so regenerated weights keep the plan),
+//   "input_shapes": {"x": [1, 3, 224, 224], ...} in graph-input order.
+// The writer always writes them from the `graph` it is given; the reader checks them against its
+// `graph` (check_plan_binding) and refuses a plan for other shapes or another model with one line
+// saying which and how they differ. Shapes are checked first: they are the usual mistake (a
+// symbolic dimension bound differently) and the only one the user can fix with --input-shape.
+//
 // The reader needs the model's Graph to turn node names back into an IndexSet; it checks the
 // format, version, that every name exists and that no node is in two partitions, and throws
 // UserError("FILE: PLACE: WHAT") otherwise. It does not re-check convexity or acyclicity
@@ -107,6 +118,10 @@ struct Plan {
   std::string verified_choice;                                  // label of the plan chosen
   std::vector<std::pair<std::string, double>> verified_ms;      // (contender, latency ms), in order
   SearchStats stats;
+  // The model it was made for (see "Binding to the model" above); empty when the plan file did
+  // not say (read from an older or hand-written plan).
+  std::string model_fingerprint;
+  std::vector<std::pair<std::string, Shape>> input_shapes;
 };
 
 struct PlanJsonOptions {
@@ -121,6 +136,15 @@ std::string format_plan_number(double x);
 // Sorts partitions into partition order (topological over the partition DAG, ties by first node)
 // and assigns `function` names from `function_hash`. Requires an acyclic partition DAG.
 void finalize_plan_order(Plan& plan, const Graph& graph);
+
+// The model's fingerprint: hash_hex(structural_hash(graph)) (structural_hash.h).
+std::string model_fingerprint(const Graph& graph);
+// The graph's inputs with their shapes, in graph-input order.
+std::vector<std::pair<std::string, Shape>> model_input_shapes(const Graph& graph);
+// Throws UserError("FILE: input_shapes.NAME|model_fingerprint: WHAT") when `plan` records a model
+// other than `graph` (other input shapes, other inputs, another fingerprint); nothing when the
+// plan records none. `file` names the plan in the message.
+void check_plan_binding(const Plan& plan, const Graph& graph, const std::string& file);
 
 // The JSON text (ends with a newline). Node names come from `graph`.
 std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});

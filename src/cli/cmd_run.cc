@@ -1,8 +1,9 @@
 // tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
-//   [--input NAME=FILE.npy]... [--seed S] [--dump-ir DIR] [--profile]
+//   [--input NAME=FILE.npy]... [--output-dir DIR] [--seed S] [--dump-ir DIR] [--profile]
 // (CONTRACTS.md). Builds the executor (include/tessera/executor.h) once, warms up, times
 // --repeat runs and reports the median; --check compares with ref (ref_check.h).
-// --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}.
+// --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}. --output-dir
+// writes each graph output of the last run as DIR/<name>.npy (npy.h: npy_file_name).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -37,6 +38,7 @@ struct RunArgs {
   int threads = 1;
   bool json = false;
   std::vector<std::string> inputs;
+  std::string output_dir;
   uint64_t seed = 0;
   std::string dump_dir;
   bool profile = false;
@@ -98,6 +100,11 @@ void run_run(const RunArgs& a) {
   LatencyStats latency = measure_latency(executor, inputs, a.repeat);
 
   const bool ok = !report || report->ok;
+  if (!a.output_dir.empty()) {
+    std::vector<std::string> names;
+    for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
+    write_npy_dir(a.output_dir, names, executor.outputs());
+  }
   if (a.json) {
     nlohmann::json j;
     j["latency_ms"] = latency.median_ms;
@@ -140,6 +147,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
   cmd->add_flag("--json", args->json, "print {\"latency_ms\", \"max_abs_error\", \"ok\"}");
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy: an input from a file (f32/i64; default seeded random)");
+  cmd->add_option("--output-dir", args->output_dir, "write each graph output as DIR/<name>.npy (other characters than A-Za-z0-9._- become _)");
   cmd->add_option("--seed", args->seed, "seed of random inputs and of weights the model lacks (default 0)");
   cmd->add_option("--dump-ir", args->dump_dir, "write the module after each pipeline step into this directory");
   cmd->add_flag("--profile", args->profile, "per call in main: measured median beside the plan's predicted cost");

@@ -8,6 +8,7 @@
 
 #include "shape_folding.h"
 #include "shape_inference.h"
+#include "window_check.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
 
@@ -179,7 +180,9 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   } while (fold_shape_computations(g, known, folded) > 0);
   require_known_types(g, known, folded, file);
   mark_shaping_constants(g);
-  return drop_folded_nodes(std::move(g), folded);
+  Graph built = drop_folded_nodes(std::move(g), folded);
+  check_windows(built, file);
+  return built;
 }
 
 }  // namespace tessera::detail

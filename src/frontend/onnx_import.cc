@@ -34,8 +34,15 @@ Attribute attribute_from_onnx(const onnx::AttributeProto& a, const std::string& 
   }
 }
 
+// An input whose symbolic dimensions were bound to 1 for want of --input-shape.
+struct DefaultedInput {
+  std::string name;
+  std::vector<std::string> dims;   // per dimension: its value, or its symbol ("?" when unnamed)
+  std::vector<bool> symbolic;
+};
+
 TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, const std::string& file,
-                      const std::function<void(const std::string&)>& warn) {
+                      const std::function<void(const std::string&)>& warn, std::vector<DefaultedInput>& defaulted) {
   const std::string where = "graph input '" + vi.name() + "'";
   if (!vi.type().has_tensor_type()) throw UserError(file, where, "is not a tensor");
   const auto& tt = vi.type().tensor_type();
@@ -59,15 +66,21 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, 
   }
   if (!tt.has_shape()) throw UserError(file, where, "has no shape; give it with --input-shape " + vi.name() + "=...");
   std::vector<std::string> unbound;
+  DefaultedInput record{vi.name(), {}, {}};
   for (const auto& d : tt.shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
       t.shape.push_back(d.dim_value());
+      record.dims.push_back(std::to_string(d.dim_value()));
+      record.symbolic.push_back(false);
     } else {
       unbound.push_back(d.has_dim_param() ? d.dim_param() : "?");
       t.shape.push_back(1);
+      record.dims.push_back(unbound.back());
+      record.symbolic.push_back(true);
     }
   }
   if (!unbound.empty()) {
+    defaulted.push_back(std::move(record));
     std::string dims;
     for (const auto& u : unbound) dims += (dims.empty() ? "" : ", ") + u;
     warn("input '" + vi.name() + "' has symbolic dimensions (" + dims + ") bound to 1; use --input-shape " + vi.name() +
@@ -103,10 +116,8 @@ int default_opset(const onnx::ModelProto& m, const std::string& path) {
   throw UserError(path, "opset_import", "the model imports no default-domain opset");
 }
 
-}  // namespace
-
-Graph import_onnx(const std::string& path, const ImportOptions& options) {
-  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
+Graph import_once(const std::string& path, const ImportOptions& options, const std::function<void(const std::string&)>& warn,
+                  std::vector<DefaultedInput>& defaulted) {
   onnx::ModelProto m = read_model(path);
   const onnx::GraphProto& gp = m.graph();
   detail::RawGraph raw;
@@ -121,7 +132,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     raw.constants.emplace_back(t.name(), tensor_from_onnx(t, path + ": initializer '" + t.name() + "'", base_dir, warn));
   }
   for (const auto& vi : gp.input())
-    if (!initializer_names.count(vi.name())) raw.inputs.emplace_back(vi.name(), input_type(vi, options, path, warn));
+    if (!initializer_names.count(vi.name())) raw.inputs.emplace_back(vi.name(), input_type(vi, options, path, warn, defaulted));
   for (const auto& [name, _] : options.input_shapes) {
     bool found = false;
     for (const auto& [in, t] : raw.inputs) found |= in == name;
@@ -147,6 +158,74 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
   }
   for (const auto& vi : gp.output()) raw.outputs.push_back(vi.name());
   return detail::build_graph(std::move(raw), path);
+}
+
+
+// The --input-shape binding with every symbolic dimension of `inputs` set to `size` (the first
+// dimension, the batch by convention, to 1), added to the user's own bindings.
+std::map<std::string, Shape> bind_symbolic(const std::vector<DefaultedInput>& inputs, const ImportOptions& options, int64_t size) {
+  std::map<std::string, Shape> shapes = options.input_shapes;
+  for (const DefaultedInput& in : inputs) {
+    Shape s;
+    for (size_t d = 0; d < in.dims.size(); ++d) s.push_back(!in.symbolic[d] ? std::stoll(in.dims[d]) : d == 0 ? 1 : size);
+    shapes[in.name] = s;
+  }
+  return shapes;
+}
+
+// "input 'x' has symbolic dimensions [?, 3, h, w], bound to 1; give them, e.g. --input-shape
+// x=1x3x224x224": the example is the first of a few common sizes with which the model imports.
+std::string symbolic_hint(const std::string& path, const ImportOptions& options, const std::vector<DefaultedInput>& inputs) {
+  std::string which, example;
+  for (const DefaultedInput& in : inputs) {
+    std::string dims;
+    for (const std::string& d : in.dims) dims += (dims.empty() ? "" : ", ") + d;
+    which += (which.empty() ? "input '" : ", input '") + in.name + "' has symbolic dimensions [" + dims + "]";
+  }
+  for (int64_t size : {224, 64, 128, 320, 640, 32}) {
+    ImportOptions trial = options;
+    trial.input_shapes = bind_symbolic(inputs, options, size);
+    trial.warn = [](const std::string&) {};
+    std::vector<DefaultedInput> none;
+    try {
+      import_once(path, trial, trial.warn, none);
+    } catch (const UserError&) {
+      continue;
+    }
+    for (const auto& [name, shape] : trial.input_shapes)
+      for (const DefaultedInput& in : inputs)
+        if (in.name == name) example += " --input-shape " + name + "=" + shape_to_string(shape);
+    break;
+  }
+  if (example.empty()) {
+    for (const DefaultedInput& in : inputs) example += " --input-shape " + in.name + "=" + [&] {
+      std::string s;
+      for (const std::string& d : in.dims) s += (s.empty() ? "" : "x") + d;
+      return s;
+    }();
+    return which + ", bound to 1 here; give every one of them a size:" + example;
+  }
+  return which + ", bound to 1 here; give them sizes, e.g." + example;
+}
+
+}  // namespace
+
+// Symbolic dimensions nobody bound are 1; when the model cannot be imported that way (a window
+// larger than its input, shapes that no longer agree), the error says which input dimensions were
+// symbolic and gives an --input-shape with which the model does import.
+Graph import_onnx(const std::string& path, const ImportOptions& options) {
+  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
+  std::vector<DefaultedInput> defaulted;
+  // Warnings wait for the outcome: a failed import prints one line, the error, which says it all.
+  std::vector<std::string> warnings;
+  try {
+    Graph g = import_once(path, options, [&](const std::string& w) { warnings.push_back(w); }, defaulted);
+    for (const std::string& w : warnings) warn(w);
+    return g;
+  } catch (const UserError& e) {
+    if (defaulted.empty()) throw;
+    throw UserError(std::string(e.what()) + " (" + symbolic_hint(path, options, defaulted) + ")");
+  }
 }
 
 }  // namespace tessera

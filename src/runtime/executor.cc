@@ -55,6 +55,29 @@ const std::vector<HostTensor>& Executor::run(std::span<const HostTensor> inputs,
   return outputs_;
 }
 
+void Executor::run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
+  const Graph& main = module_->main;
+  auto check = [&](const char* what, size_t given, const std::vector<ValueId>& ids) {
+    if (given != ids.size())
+      throw UserError(model_.source, "", std::to_string(given) + " " + what + " given, the model has " + std::to_string(ids.size()));
+  };
+  check("inputs", inputs.size(), main.inputs);
+  check("outputs", outputs.size(), main.outputs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = main.value(main.inputs[i]);
+    if (!(inputs[i].type == v.type))
+      throw UserError(model_.source, v.name, "input has type " + to_string(inputs[i].type) + ", expected " + to_string(v.type));
+    if (!inputs[i].data && v.type.numel() > 0) throw UserError(model_.source, v.name, "input buffer is null");
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Value& v = main.value(main.outputs[i]);
+    if (!(outputs[i].type == v.type))
+      throw UserError(model_.source, v.name, "output buffer has type " + to_string(outputs[i].type) + ", expected " + to_string(v.type));
+    if (!outputs[i].data && v.type.numel() > 0) throw UserError(model_.source, v.name, "output buffer is null");
+  }
+  main_->run(inputs, outputs, nullptr);
+}
+
 int64_t Executor::workspace_bytes() const {
   int64_t n = main_->workspace_bytes() + main_->instance_bytes();
   for (const auto& [symbol, ext] : module_->external_modules)

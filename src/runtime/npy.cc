@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tessera/error.h"
@@ -142,6 +143,30 @@ void write_npy(const std::string& path, const HostTensor& tensor) {
     if (!out) throw UserError(path, "", "write failed");
   }
   std::filesystem::rename(tmp, path);
+}
+
+std::string npy_file_name(const std::string& value_name) {
+  std::string out = value_name;
+  for (char& c : out) {
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+    if (!keep) c = '_';
+  }
+  return out + ".npy";
+}
+
+void write_npy_dir(const std::string& dir, const std::vector<std::string>& names, std::span<const HostTensor> tensors) {
+  std::map<std::string, std::string> by_file;
+  for (const std::string& name : names) {
+    auto [it, fresh] = by_file.emplace(npy_file_name(name), name);
+    if (!fresh)
+      throw UserError(dir, "", "outputs '" + it->second + "' and '" + name + "' would both be written to " + it->first);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) throw UserError(dir, "", "cannot create the output directory");
+  for (size_t i = 0; i < names.size() && i < tensors.size(); ++i)
+    write_npy((std::filesystem::path(dir) / npy_file_name(names[i])).string(), tensors[i]);
 }
 
 }  // namespace tessera

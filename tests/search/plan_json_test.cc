@@ -61,3 +61,43 @@ TEST_CASE("bad plan files are user errors naming the place", "[search][plan]") {
   CHECK(unknown.partitions[0].nodes == IndexSet(1, {0}));
   CHECK(unknown.total_cost == Cost::value(1.0));
 }
+
+TEST_CASE("a plan is bound to its model: other shapes or another model are refused", "[search][plan]") {
+  auto relu = [](Shape shape, const char* op) {
+    GraphBuilder b;
+    b.output(b.op(op, "r0", {b.input("x", shape)}, shape));
+    b.g.source = "m.onnx";
+    return b.g;
+  };
+  const Graph g = relu({1, 8}, "Relu");
+  Plan plan;
+  plan.model = "m.onnx";
+  plan.search = "collage";
+  plan.cost_model = "mock";
+  Partition p;
+  p.backend = "ref";
+  p.device = "cpu";
+  p.nodes = IndexSet(1, {0});
+  p.cost = Cost::value(1.0);
+  plan.partitions.push_back(p);
+  finalize_plan_order(plan, g);
+  const std::string text = plan_to_json_text(plan, g);
+  CHECK(text.find("\"model_fingerprint\": \"" + model_fingerprint(g) + "\", \"input_shapes\": {\"x\": [1, 8]},\n") !=
+        std::string::npos);
+  auto parse = [&](const Graph& model) { return plan_from_json(nlohmann::json::parse(text), "p.json", model); };
+  Plan back = parse(g);
+  CHECK(back.model_fingerprint == model_fingerprint(g));
+  CHECK(back.input_shapes == std::vector<std::pair<std::string, Shape>>{{"x", {1, 8}}});
+  CHECK(plan_to_json_text(back, g) == text);
+
+  CHECK_THROWS_WITH(parse(relu({1, 4}, "Relu")),
+                    "p.json: input_shapes.x: the plan was made for x=1x8, the model m.onnx has x=1x4 (load the model "
+                    "with --input-shape x=1x8, or make a plan for these shapes)");
+  CHECK_THROWS_WITH(parse(relu({1, 8}, "Sigmoid")),
+                    Catch::Matchers::StartsWith("p.json: model_fingerprint: the plan was made for another model"));
+  // A plan without the fields (older, or hand-written) is accepted unchecked.
+  nlohmann::json old = nlohmann::json::parse(text);
+  old.erase("model_fingerprint");
+  old.erase("input_shapes");
+  CHECK_NOTHROW(plan_from_json(old, "p.json", relu({1, 8}, "Sigmoid")));
+}

@@ -1,0 +1,257 @@
+// The Python module `tessera` (CONTRACTS.md, "Python API"), for Debian's /usr/bin/python3:
+//
+//   model = tessera.Model("m.onnx", input_shapes={"x": (1, 3, 224, 224)})
+//   plan = tessera.partition(model, backends=["ref", "onednn"], cost="roofline")
+//   plan = tessera.tune(model, backends=[...], cache="costs.db")       # measured costs
+//   plan.save("plan.json"); plan = tessera.Plan.load("plan.json")
+//   session = tessera.Session(model, plan, threads=1)
+//   outputs = session.run({"x": array})                                 # {name: ndarray}
+//
+// Each class wraps the C++ deployment API (include/tessera/session.h) and the partition
+// pipeline (search/partitioner.h) the CLI runs, so a plan made here is byte-identical to the
+// CLI's for the same options. A Plan is held as its tessera.plan JSON: Plan.load needs no model,
+// and the plan is bound to a model only when a Session is built, which is where a plan for another
+// model or other input shapes is refused (plan.h: check_plan_binding).
+//
+// numpy: inputs are passed to the executor without a copy when they are C-contiguous and of the
+// input's dtype; another dtype of the same kind (float64 for float32) is converted, others are
+// refused. Outputs are fresh arrays the session writes into directly (owned by Python).
+//
+// Errors: a UserError becomes tessera.Error with the CLI's one-line message; any other C++
+// exception too, prefixed "internal error: " as the CLI prints it. The GIL is released while
+// partitioning, tuning, compiling and running.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "py_convert.h"
+#include "search/partitioner.h"
+#include "tessera/backend_compiler.h"
+#include "tessera/backend_spec.h"
+#include "tessera/cost_database.h"
+#include "tessera/cost_model.h"
+#include "tessera/error.h"
+#include "tessera/measured_cost_model.h"
+#include "tessera/session.h"
+
+namespace py = pybind11;
+
+namespace tessera::python {
+namespace {
+
+// A plan as its JSON text (saved verbatim, so a saved plan is byte-identical to the CLI's) and
+// parsed, with the file or model it came from for messages.
+struct PyPlan {
+  std::string text;
+  nlohmann::json json;
+  std::string source;
+};
+
+PyPlan plan_from_text(std::string text, const std::string& source) {
+  nlohmann::json j = parse_plan_text(text, source);
+  return {std::move(text), std::move(j), source};
+}
+
+std::vector<std::string> backend_names(const py::object& backends) {
+  if (py::isinstance<py::str>(backends)) return split_backend_list(backends.cast<std::string>());
+  std::vector<std::string> names;
+  for (const auto& b : backends) names.push_back(py::str(b).cast<std::string>());
+  if (names.empty()) throw UserError("backends", "", "no backends given");
+  return names;
+}
+
+// CONTRACTS.md's default: measure where every backend runs here, else roofline.
+std::string default_cost(const std::vector<BackendSpec>& backends) {
+  const std::vector<std::string> real = backend_compiler_names();
+  for (const BackendSpec& b : backends)
+    if (!std::binary_search(real.begin(), real.end(), b.name)) return "roofline";
+  return "measure";
+}
+
+PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
+                 const std::string& search, const std::vector<std::string>& specs,
+                 const std::optional<std::string>& cache, int jobs, bool coalesce) {
+  std::vector<std::string> names = backend_names(backends_arg);
+  py::gil_scoped_release release;
+  if (!is_search_name(search))
+    throw UserError("search", "", "unknown search '" + search + "' (expected collage, greedy, exhaustive or single:<backend>)");
+  if (search.rfind("single:", 0) == 0 && std::find(names.begin(), names.end(), search.substr(7)) == names.end())
+    names.push_back(search.substr(7));
+  std::vector<BackendSpec> backends = resolve_backends(names, specs);
+  const std::string cost = cost_arg.empty() ? default_cost(backends) : cost_arg;
+  std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options());
+  std::unique_ptr<CostDatabase> db;
+  if (cache) db = CostDatabase::open(*cache);
+  else if (cost_model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
+  PartitionOptions options;
+  options.model_path = model.path();
+  options.search = search;
+  options.threads = jobs;
+  options.database = db.get();
+  options.coalesce = coalesce;
+  PartitionOutcome outcome = partition_graph(model.graph(), backends, *cost_model, options);
+  return plan_from_text(plan_to_json_text(outcome.plan, model.graph()), model.path());
+}
+
+py::object plan_field(const PyPlan& p, const char* key) {
+  return p.json.contains(key) ? json_to_python(p.json[key]) : py::none();
+}
+
+py::list plan_partitions(const PyPlan& p) {
+  py::list out;
+  if (!p.json.contains("partitions")) return out;
+  for (const auto& part : p.json["partitions"]) {
+    py::dict d;
+    for (const char* key : {"backend", "nodes", "cost", "function"})
+      d[key] = part.contains(key) ? json_to_python(part[key]) : py::none();
+    out.append(d);
+  }
+  return out;
+}
+
+py::list tensor_infos(const std::vector<TensorInfo>& infos) {
+  py::list out;
+  for (const TensorInfo& t : infos) out.append(py::make_tuple(t.name, shape_tuple(t.type.shape), numpy_dtype_name(t.type.dtype)));
+  return out;
+}
+
+struct PySession {
+  std::unique_ptr<Session> session;
+
+  py::dict run(const py::dict& inputs) {
+    const std::vector<TensorInfo>& ins = session->inputs();
+    std::vector<py::array> keep;   // arrays (possibly converted) alive during the run
+    std::vector<ConstTensorView> views;
+    for (const auto& item : inputs) {
+      const std::string name = py::str(item.first).cast<std::string>();
+      bool known = false;
+      for (const TensorInfo& t : ins) known |= t.name == name;
+      if (!known) throw UserError(session_model_path(), name, "the model has no input of this name");
+    }
+    for (const TensorInfo& t : ins) {
+      if (!inputs.contains(t.name)) throw UserError(session_model_path(), t.name, "input missing");
+      keep.push_back(as_input_array(py::object(inputs[py::str(t.name)]), t, session_model_path()));
+      views.emplace_back(TensorType{t.type.dtype, array_shape(keep.back())}, keep.back().data());
+    }
+    std::vector<py::array> outs;
+    std::vector<TensorView> out_views;
+    for (const TensorInfo& t : session->outputs()) {
+      outs.push_back(new_array(t.type));
+      out_views.push_back(TensorView{t.type, outs.back().mutable_data()});
+    }
+    {
+      py::gil_scoped_release release;
+      session->run(views, out_views);
+    }
+    py::dict result;
+    for (size_t i = 0; i < outs.size(); ++i) result[py::str(session->outputs()[i].name)] = outs[i];
+    return result;
+  }
+
+  std::string model_path;
+  const std::string& session_model_path() const { return model_path; }
+};
+
+}  // namespace
+}  // namespace tessera::python
+
+PYBIND11_MODULE(tessera, m) {
+  using namespace tessera;
+  using namespace tessera::python;
+  m.doc() = "tessera: search-based partition optimizer for neural networks (CONTRACTS.md, Python API)";
+
+  static py::exception<UserError> error(m, "Error", PyExc_Exception);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const UserError& e) {
+      PyErr_SetString(error.ptr(), e.what());
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::exception& e) {
+      PyErr_SetString(error.ptr(), (std::string("internal error: ") + e.what()).c_str());
+    }
+  });
+
+  py::class_<Model>(m, "Model", "a model (.onnx or tessera .json), with symbolic input dimensions bound")
+      .def(py::init([](const std::string& path, const py::object& input_shapes) {
+             std::map<std::string, Shape> shapes = parse_input_shapes(input_shapes);
+             py::gil_scoped_release release;
+             return Model::load(path, shapes);
+           }),
+           py::arg("path"), py::arg("input_shapes") = py::none())
+      .def_property_readonly("path", &Model::path)
+      .def_property_readonly("inputs", [](const Model& mo) { return tensor_infos(mo.inputs()); },
+                             "list of (name, shape tuple, dtype string)")
+      .def_property_readonly("outputs", [](const Model& mo) { return tensor_infos(mo.outputs()); })
+      .def_property_readonly("fingerprint", &Model::fingerprint, "what a plan for this model records")
+      .def_property_readonly("num_nodes", [](const Model& mo) { return mo.graph().num_nodes(); })
+      .def("__repr__", [](const Model& mo) {
+        return "<tessera.Model " + mo.path() + ": " + std::to_string(mo.graph().num_nodes()) + " nodes>";
+      });
+
+  py::class_<PyPlan>(m, "Plan", "a tessera.plan: which backend runs which nodes")
+      .def_static("load", [](const std::string& path) { return plan_from_text(read_text_file(path), path); }, py::arg("path"))
+      .def("save", [](const PyPlan& p, const std::string& path) { write_text_file(path, p.text); },
+           py::arg("path"))
+      .def_property_readonly("partitions", &plan_partitions, "list of {backend, nodes, cost, function}")
+      .def_property_readonly("total_cost", [](const PyPlan& p) { return plan_field(p, "total_cost"); })
+      .def_property_readonly("transfer_cost", [](const PyPlan& p) { return plan_field(p, "transfer_cost"); })
+      .def_property_readonly("model", [](const PyPlan& p) { return plan_field(p, "model"); })
+      .def_property_readonly("search", [](const PyPlan& p) { return plan_field(p, "search"); })
+      .def_property_readonly("cost_model", [](const PyPlan& p) { return plan_field(p, "cost_model"); })
+      .def_property_readonly("model_fingerprint", [](const PyPlan& p) { return plan_field(p, "model_fingerprint"); })
+      .def_property_readonly("input_shapes", [](const PyPlan& p) { return plan_field(p, "input_shapes"); })
+      .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
+      .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
+      .def("backends", [](const PyPlan& p) {
+        std::map<std::string, int> n;
+        for (const auto& part : p.json.value("partitions", nlohmann::json::array())) ++n[part.value("backend", "")];
+        return n;
+      }, "partitions per backend")
+      .def("__repr__", [](const PyPlan& p) {
+        return "<tessera.Plan " + p.source + ": " + std::to_string(p.json.value("partitions", nlohmann::json::array()).size()) +
+               " partitions>";
+      });
+
+  m.def("partition", &make_plan, "the cheapest acyclic partition plan (tessera partition)", py::arg("model"),
+        py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
+        py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
+        py::arg("coalesce") = true);
+  m.def("tune",
+        [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
+           const std::vector<std::string>& specs, int jobs) {
+          return make_plan(model, backends, "measure", search, specs, cache, jobs, true);
+        },
+        "partition with measured costs kept in a cost database (tessera tune)", py::arg("model"), py::arg("backends"),
+        py::arg("cache") = py::none(), py::arg("search") = "collage", py::arg("backend_specs") = std::vector<std::string>{},
+        py::arg("jobs") = 1);
+
+  py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
+      .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed) {
+             Plan parsed = plan_from_json(plan.json, plan.source, model.graph());
+             SessionOptions options;
+             options.threads = threads;
+             options.seed = seed;
+             py::gil_scoped_release release;
+             PySession s;
+             s.session = std::make_unique<Session>(model, parsed, options);
+             s.model_path = model.path();
+             return s;
+           }),
+           py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0)
+      .def("run", &PySession::run, py::arg("inputs"), "{input name: ndarray} -> {output name: ndarray}")
+      .def_property_readonly("inputs", [](const PySession& s) { return tensor_infos(s.session->inputs()); })
+      .def_property_readonly("outputs", [](const PySession& s) { return tensor_infos(s.session->outputs()); })
+      .def_property_readonly("compile_ms", [](const PySession& s) { return s.session->compile_ms(); })
+      .def_property_readonly("codegen_skipped", [](const PySession& s) { return s.session->codegen_skipped(); });
+
+  m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
+  m.attr("__version__") = "0.1.0";
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""The Python API of CONTRACTS.md ("Python API"), exercised as a user would write it.
+
+Run by ctest with Debian's /usr/bin/python3 and PYTHONPATH=build/python, from the source root;
+TESSERA is the CLI, to compare the module's plans and outputs with the CLI's.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import tessera
+
+CLI = os.environ.get("TESSERA", "build/tessera")
+MLP = "data/models/tiny_mlp.json"
+CONV = "data/models/conv_block.json"
+SYMBOLIC = "tests/inputs/good/symbolic.onnx"
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], capture_output=True, text=True)
+
+
+class ModelTest(unittest.TestCase):
+    def test_inputs_and_outputs_are_name_shape_dtype(self):
+        model = tessera.Model(MLP)
+        self.assertEqual(model.inputs, [("x", (1, 16), "float32")])
+        self.assertEqual(model.outputs, [("y", (1, 8), "float32")])
+
+    def test_input_shapes_bind_symbolic_dimensions(self):
+        model = tessera.Model(SYMBOLIC, input_shapes={"x": (2, 3, 8, 8)})
+        self.assertEqual(model.inputs[0][1], (2, 3, 8, 8))
+        self.assertEqual(tessera.Model(SYMBOLIC, input_shapes={"x": "1x3x4x4"}).inputs[0][1], (1, 3, 4, 4))
+
+    def test_a_missing_file_is_a_tessera_error(self):
+        with self.assertRaises(tessera.Error) as e:
+            tessera.Model("no/such/model.onnx")
+        self.assertIn("no/such/model.onnx", str(e.exception))
+        self.assertNotIn("\n", str(e.exception))
+        self.assertTrue(issubclass(tessera.Error, Exception))
+
+
+class PlanTest(unittest.TestCase):
+    def test_partition_matches_the_cli_byte_for_byte(self):
+        model = tessera.Model(MLP)
+        plan = tessera.partition(model, backends=["ref", "onednn"], cost="roofline")
+        with tempfile.TemporaryDirectory() as d:
+            mine, theirs = os.path.join(d, "py.json"), os.path.join(d, "cli.json")
+            plan.save(mine)
+            r = cli("partition", MLP, "--backends", "ref,onednn", "--cost", "roofline", "--plan", theirs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(mine, "rb") as a, open(theirs, "rb") as b:
+                self.assertEqual(a.read(), b.read())
+            again = tessera.Plan.load(mine)
+            self.assertEqual(again.partitions, plan.partitions)
+            self.assertEqual(again.total_cost, plan.total_cost)
+
+    def test_partitions_are_dicts_covering_every_node(self):
+        plan = tessera.partition(tessera.Model(MLP), backends=["ref", "onednn"], cost="roofline", search="collage")
+        nodes = []
+        for p in plan.partitions:
+            self.assertEqual(set(p), {"backend", "nodes", "cost", "function"})
+            self.assertIn(p["backend"], ("ref", "onednn"))
+            nodes += p["nodes"]
+        self.assertEqual(sorted(nodes), sorted(["mm0", "add0", "relu0", "mm1", "add1"]))
+        self.assertIsInstance(plan.total_cost, float)
+        self.assertAlmostEqual(plan.total_cost, sum(p["cost"] for p in plan.partitions) + plan.transfer_cost, places=9)
+
+    def test_mock_costs(self):
+        with tempfile.TemporaryDirectory() as d:
+            costs = os.path.join(d, "costs.json")
+            with open(costs, "w") as f:
+                f.write('{"format": "tessera.mock_costs", "version": 1, '
+                        '"backends": {"ref": {"per_op": 2.0}, "onednn": {"per_op": 1.0}}}')
+            plan = tessera.partition(tessera.Model(MLP), backends=["ref", "onednn"], cost="mock:" + costs)
+            self.assertEqual([p["backend"] for p in plan.partitions], ["onednn"])
+            self.assertEqual(plan.cost_model, "mock")
+
+    def test_tune_measures_into_the_cache_and_reuses_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "costs.db")
+            plan = tessera.tune(tessera.Model(MLP), backends=["ref", "onednn"], cache=cache)
+            self.assertEqual(plan.cost_model, "measure")
+            self.assertGreater(os.path.getsize(cache), 0)
+            size = os.path.getsize(cache)
+            again = tessera.tune(tessera.Model(MLP), backends=["ref", "onednn"], cache=cache)
+            self.assertEqual(os.path.getsize(cache), size)   # nothing measured twice
+            self.assertEqual(again.partitions, plan.partitions)
+
+    def test_bad_arguments_are_tessera_errors(self):
+        model = tessera.Model(MLP)
+        for kwargs in ({"backends": ["nope"]}, {"backends": ["ref"], "cost": "bogus"},
+                       {"backends": ["ref"], "search": "sideways"}):
+            with self.assertRaises(tessera.Error):
+                tessera.partition(model, **kwargs)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"format": "tessera.graph"}')
+            with self.assertRaises(tessera.Error) as e:
+                tessera.Plan.load(bad)
+            self.assertIn("bad.json", str(e.exception))
+
+
+class SessionTest(unittest.TestCase):
+    def test_run_matches_the_cli_run_output_dir(self):
+        model = tessera.Model(CONV)
+        plan = tessera.partition(model, backends=["ref", "onednn", "eigen"], cost="roofline")
+        name, shape, dtype = model.inputs[0]
+        x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+        outputs = tessera.Session(model, plan, threads=1).run({name: x})
+        self.assertEqual(sorted(outputs), sorted(o[0] for o in model.outputs))
+        with tempfile.TemporaryDirectory() as d:
+            plan.save(os.path.join(d, "plan.json"))
+            np.save(os.path.join(d, "x.npy"), x)
+            r = cli("run", CONV, "--plan", os.path.join(d, "plan.json"), "--input", "%s=%s" % (name, os.path.join(d, "x.npy")),
+                    "--repeat", "1", "--output-dir", os.path.join(d, "out"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for out_name, out_shape, out_dtype in model.outputs:
+                got = outputs[out_name]
+                self.assertEqual((got.shape, str(got.dtype)), (out_shape, out_dtype))
+                np.testing.assert_array_equal(got, np.load(os.path.join(d, "out", out_name + ".npy")))
+
+    def test_outputs_are_owned_and_inputs_converted_within_kind(self):
+        model = tessera.Model(MLP)
+        session = tessera.Session(model, tessera.partition(model, backends=["ref"], cost="roofline"))
+        x = np.linspace(-1, 1, 16).reshape(1, 16)             # float64: converted to float32
+        first = session.run({"x": x})["y"]
+        second = session.run({"x": -x})["y"]
+        self.assertFalse(np.array_equal(first, second))        # the first result was not overwritten
+        np.testing.assert_array_equal(first, session.run({"x": x.astype(np.float32)})["y"])
+        self.assertTrue(first.flags.owndata or first.base is not None)
+
+    def test_wrong_inputs_are_tessera_errors(self):
+        model = tessera.Model(MLP)
+        session = tessera.Session(model, tessera.partition(model, backends=["ref"], cost="roofline"))
+        for inputs in ({"x": np.zeros((1, 15), np.float32)}, {"x": np.zeros((1, 16), np.complex64)},
+                       {}, {"x": np.zeros((1, 16), np.float32), "z": np.zeros(1)}):
+            with self.assertRaises(tessera.Error) as e:
+                session.run(inputs)
+            self.assertNotIn("\n", str(e.exception))
+
+    def test_a_plan_for_another_model_is_refused(self):
+        conv_plan = tessera.partition(tessera.Model(CONV), backends=["ref"], cost="roofline")
+        with self.assertRaises(tessera.Error) as e:
+            tessera.Session(tessera.Model(MLP), conv_plan)
+        self.assertNotIn("\n", str(e.exception))
+
+    def test_a_plan_for_other_shapes_is_refused_naming_both(self):
+        small = tessera.Model(SYMBOLIC, input_shapes={"x": (1, 3, 8, 8)})
+        plan = tessera.partition(small, backends=["ref"], cost="roofline")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "plan.json")
+            plan.save(path)
+            big = tessera.Model(SYMBOLIC, input_shapes={"x": (1, 3, 16, 16)})
+            with self.assertRaises(tessera.Error) as e:
+                tessera.Session(big, tessera.Plan.load(path))
+            msg = str(e.exception)
+            self.assertIn("x=1x3x8x8", msg)
+            self.assertIn("x=1x3x16x16", msg)
+            # The CLI refuses it the same way: exit 2, one line.
+            r = cli("run", SYMBOLIC, "--input-shape", "x=1x3x16x16", "--plan", path, "--repeat", "1")
+            self.assertEqual(r.returncode, 2)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn("x=1x3x8x8", r.stderr)
+            tessera.Session(small, tessera.Plan.load(path)).run({"x": np.ones((1, 3, 8, 8), np.float32)})
+
+
+class OutputDirTest(unittest.TestCase):
+    def test_output_names_are_sanitized(self):
+        # A graph whose output name has characters outside [A-Za-z0-9._-].
+        with tempfile.TemporaryDirectory() as d:
+            graph = os.path.join(d, "g.json")
+            with open(graph, "w") as f:
+                f.write('{"format": "tessera.graph", "version": 1, "name": "g", "opset": 17,'
+                        ' "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}],'
+                        ' "nodes": [{"name": "r", "op": "Relu", "inputs": ["x"], "outputs": ["out/put:0"]}],'
+                        ' "outputs": ["out/put:0"]}')
+            plan = os.path.join(d, "plan.json")
+            self.assertEqual(cli("partition", graph, "--backends", "ref", "--cost", "roofline", "--plan", plan).returncode, 0)
+            r = cli("run", graph, "--plan", plan, "--repeat", "1", "--output-dir", os.path.join(d, "o"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(os.listdir(os.path.join(d, "o")), ["out_put_0.npy"])
+            self.assertEqual(np.load(os.path.join(d, "o", "out_put_0.npy")).shape, (2,))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
