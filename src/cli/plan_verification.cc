@@ -27,6 +27,9 @@ std::vector<std::string> verify_plan(const Graph& graph, const std::vector<Backe
   vo.may_measure = may_measure;
   size_t best = choose_fastest_plan(graph, contenders, database, model, vo);
   if (contenders.size() < 2) return {};
+  // Undecided (some contender neither measured nor known not to run): the search's plan, untouched.
+  for (const PlanContender& c : contenders)
+    if (!c.latency_ms && c.failed.empty()) return {};
   std::vector<std::string> lines;
   for (size_t i = 0; i < contenders.size(); ++i) {
     const PlanContender& c = contenders[i];

@@ -82,9 +82,11 @@ size_t total(const json& r) {
 
 }  // namespace
 
+// Every tune here runs with --no-coalesce --no-verify: the dealing of candidate measurements is
+// what is counted; measured wholes and end-to-end checks (rank 0 only) would add records beside them.
 TEST_CASE("mpirun -n 3 deals every job once; partition from the database gives the same plan", "[dealing]") {
   Dir d("deal");
-  const std::string tune = kMpirun + " -n 3 " + kTessera + " tune data/models/tiny_mlp.json --backends ref,eigen --budget-ms 2" +
+  const std::string tune = kMpirun + " -n 3 " + kTessera + " tune --no-coalesce --no-verify data/models/tiny_mlp.json --backends ref,eigen --budget-ms 2" +
                            " --cache " + d / "c.db" + " --plan " + d / "tune.json" + " --report " + d / "r.json" + " --mpi";
   REQUIRE(sh(tune, d, "tune") == 0);
   json r = report(d / "r.json");
@@ -102,7 +104,7 @@ TEST_CASE("mpirun -n 3 deals every job once; partition from the database gives t
   CHECK(busy >= 2);   // dealt across ranks, not all measured by one
 
   // The same plan from the database, byte for byte, measuring nothing.
-  const std::string part = kTessera + " partition data/models/tiny_mlp.json --backends ref,eigen --cost measure --cache " +
+  const std::string part = kTessera + " partition --no-coalesce data/models/tiny_mlp.json --backends ref,eigen --cost measure --cache " +
                            d / "c.db" + " --plan " + d / "part.json";
   REQUIRE(sh(part, d, "part") == 0);
   CHECK(slurp(d / "part.json") == slurp(d / "tune.json"));
@@ -119,7 +121,7 @@ TEST_CASE("mpirun -n 3 deals every job once; partition from the database gives t
 TEST_CASE("several models in one run share one database; every rank measures", "[models]") {
   Dir d("models");
   const std::string both = "data/models/collage_chain.json data/models/collage_diamond.json";
-  REQUIRE(sh("TESSERA_TEST_SLEEP_MS=60 " + kMpirun + " -n 3 " + kTessera + " tune " + both + " " + kSleepSpec +
+  REQUIRE(sh("TESSERA_TEST_SLEEP_MS=60 " + kMpirun + " -n 3 " + kTessera + " tune --no-coalesce --no-verify " + both + " " + kSleepSpec +
                  ",ref --budget-ms 1 --cache " + d / "c.db" + " --plan-dir " + d / "plans --report " + d / "r.json --mpi",
              d, "tune") == 0);
   json r = report(d / "r.json");
@@ -134,7 +136,7 @@ TEST_CASE("several models in one run share one database; every rank measures", "
   CHECK(json::parse(slurp(d / "plans/collage_diamond.json"))["format"] == "tessera.plan");
 
   // Without --mpi, --report still works; one model of the pair finds everything in the database.
-  REQUIRE(sh("TESSERA_TEST_SLEEP_MS=60 " + kTessera + " tune data/models/collage_diamond.json " + kSleepSpec +
+  REQUIRE(sh("TESSERA_TEST_SLEEP_MS=60 " + kTessera + " tune --no-coalesce --no-verify data/models/collage_diamond.json " + kSleepSpec +
                  ",ref --cache " + d / "c.db" + " --report " + d / "one.json",
              d, "one") == 0);
   json one = report(d / "one.json");
@@ -143,13 +145,13 @@ TEST_CASE("several models in one run share one database; every rank measures", "
   CHECK(one["from_database"] == r["models"][1]["distinct"]);
 
   // --plan names one file: with two models it is a usage error.
-  CHECK(sh(kTessera + " tune " + both + " --backends ref --cache " + d / "c.db" + " --plan " + d / "p.json", d, "bad") == 2);
+  CHECK(sh(kTessera + " tune --no-coalesce --no-verify " + both + " --backends ref --cache " + d / "c.db" + " --plan " + d / "p.json", d, "bad") == 2);
   CHECK(slurp(d / "bad.err").find("use --plan-dir DIR") != std::string::npos);
 }
 
 TEST_CASE("a rank that dies aborts the job without losing what finished; the rerun measures the rest", "[dies]") {
   Dir d("dies");
-  const std::string tune = kTessera + " tune data/models/resnet18.onnx " + kSleepSpec + " --cache " + d / "c.db" +
+  const std::string tune = kTessera + " tune --no-coalesce --no-verify data/models/resnet18.onnx " + kSleepSpec + " --cache " + d / "c.db" +
                            " --report " + d / "r.json --mpi";
   int st = sh("TESSERA_TEST_SLEEP_MS=100 TESSERA_TEST_MPI_DIE=2:3 " + kMpirun + " -n 3 " + tune, d, "killed");
   CHECK(st != 0);   // OpenMPI's default: one dead rank ends the job
@@ -169,7 +171,7 @@ TEST_CASE("a rank that dies aborts the job without losing what finished; the rer
 TEST_CASE("under mpirun --enable-recovery a dead rank's job is dealt again and the run finishes", "[recovery]") {
   Dir d("recovery");
   REQUIRE(sh("TESSERA_TEST_SLEEP_MS=100 TESSERA_TEST_MPI_DIE=2:2 " + kMpirun + " --enable-recovery -n 3 " + kTessera +
-                 " tune data/models/resnet18.onnx " + kSleepSpec + " --timeout 1 --cache " + d / "c.db" + " --plan " +
+                 " tune --no-coalesce --no-verify data/models/resnet18.onnx " + kSleepSpec + " --timeout 1 --cache " + d / "c.db" + " --plan " +
                  d / "p.json --report " + d / "r.json --mpi",
              d, "tune") == 0);
   json r = report(d / "r.json");
@@ -185,7 +187,7 @@ TEST_CASE("under mpirun --enable-recovery a dead rank's job is dealt again and t
 
 TEST_CASE("rank 0 refuses to mix measurements of different machines and names the hosts", "[machines]") {
   Dir d("machines");
-  const std::string tune = kTessera + " tune data/models/resnet18.onnx " + kSleepSpec + " --cache " + d / "c.db" + " --mpi";
+  const std::string tune = kTessera + " tune --no-coalesce --no-verify data/models/resnet18.onnx " + kSleepSpec + " --cache " + d / "c.db" + " --mpi";
   int st = sh("TESSERA_TEST_SLEEP_MS=100 " + kMpirun + " -n 2 " + tune + " : -n 1 -x TESSERA_MACHINE_FINGERPRINT=other-machine " +
                   tune,
               d, "mixed");
