@@ -17,12 +17,15 @@ build_pkgs=(
 )
 # Model export and test oracles: Debian's python3 with ONNX and torchvision, ONNX's node test data,
 # npm for scripts/fetch_models.sh (PaddleOCR models; CI's tests need them).
-data_pkgs=(python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata npm)
+data_pkgs=(python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata)
 
 missing=()
 for p in "${build_pkgs[@]}" "${data_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: Debian's package, unless one is already on PATH (a NodeSource nodejs bundles its own npm
+# and conflicts with Debian's).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""
