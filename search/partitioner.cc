@@ -109,6 +109,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   problem.candidates = std::move(candidates);
   problem.costs = std::move(estimated.costs);
   problem.devices = std::move(devices);
+  problem.errors = std::move(estimated.errors);
   problem.transfer_model = &model;
   problem.prepare();
 
@@ -127,8 +128,11 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
 
   // Search.
   const std::string& search = options.search;
+  if (options.allow && search != "collage")
+    throw UserError("--search", search, "an accuracy budget (--max-rel-error) needs --search collage");
   if (search == "collage") {
-    out.search = collage_search(problem);
+    out.search = options.allow ? collage_search(problem, CollageOptions{IndexSet(), options.allow(problem)})
+                               : collage_search(problem);
   } else if (search == "greedy") {
     out.search = greedy_search(problem, out.backend_order);
   } else if (search == "exhaustive") {

@@ -18,6 +18,7 @@
 // look behind the plan without recomputing. The graph must outlive the outcome.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct PartitionOptions {
   CostDatabase* database = nullptr;  // --cache DB
   bool coalesce = true;              // false: --no-coalesce
   int exhaustive_max_nodes = 24;     // --search exhaustive refuses bigger graphs
+  // Collage only: the candidates the search may use (CollageOptions::allowed), decided once the
+  // costed problem exists; unset = all. The accuracy budget sets it (search/accuracy_budget.h).
+  std::function<std::vector<char>(const SearchProblem&)> allow;
 };
 
 struct PartitionOutcome {

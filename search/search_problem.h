@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct SearchProblem {
   std::vector<Candidate> candidates;     // sorted (candidate_less), deduplicated
   std::vector<Cost> costs;               // costs[i] for candidates[i]
   std::vector<std::string> devices;      // devices[i]: device of candidates[i]'s backend
+  std::vector<std::optional<double>> errors;   // errors[i]: measured error (CostEntry::error), if any
   const CostModel* transfer_model = nullptr;   // prices device crossings; nullptr = all free
 
   // Derived by prepare(): external producers per candidate, candidate ids per node, device ids.

@@ -24,7 +24,8 @@
 //                    "device", "function_hash" (16 hex digits),
 //                    "candidates": [{"nodes", "rule", "cost", "composites": [{"name",
 //                                    "pattern", "nodes"}]}]}],
-//    "stats": {"candidates", "states", "search_ms", + extensions}}
+//    "stats": {"candidates", "states", "search_ms", + extensions},
+//    "accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
 // Graph node names in model order, numbers via format_plan_number (below). Timings are the only
 // run-dependent fields, so the writer puts 0.0 in every *_ms field unless `with_timings` is set:
@@ -38,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,17 @@ struct SearchStats {
   double coalesce_ms = 0.0;
 };
 
+// What an accuracy budget (--max-rel-error E > 0) decided and verified; absent from fp32 plans.
+// JSON: "accuracy": {"max_rel_error", "calibration", "verified_error", "proxy_error", "rounds"},
+// after "stats" (src/runtime/accuracy_budget.h has the method).
+struct PlanAccuracy {
+  double max_rel_error = 0.0;    // the budget E
+  std::string calibration;       // "seeded:<seed>" or "npy:<16 hex digits>" (hash of the inputs used)
+  double verified_error = 0.0;   // end-to-end relative L2 error vs fp32 ref on those inputs, max over outputs
+  double proxy_error = 0.0;      // sum of the measured (or prior) errors of the plan's reduced candidates
+  int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
+};
+
 struct Plan {
   std::string model;             // the model path as given to the CLI
   std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
@@ -89,6 +102,7 @@ struct Plan {
   Cost transfer_cost;            // values crossing devices; zero when all on one device
   std::vector<Partition> partitions;
   SearchStats stats;
+  std::optional<PlanAccuracy> accuracy;
 };
 
 struct PlanJsonOptions {

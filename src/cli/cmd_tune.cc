@@ -1,5 +1,6 @@
 // tessera tune MODEL --backends LIST [--backend-spec FILE]... [--cache DB] [--plan OUT.json] [-j N]
 //   [--threads T] [--search S] [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce]
+//   [--max-rel-error E] [--calibration NAME=FILE.npy]...
 // = `partition --cost measure` with a persistent cost database (CONTRACTS.md).
 //
 // Two phases, both over the same candidates:
@@ -29,6 +30,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "accuracy_options.h"
 #include "commands.h"
 #include "measure_progress.h"
 #include "model_options.h"
@@ -64,6 +66,7 @@ struct TuneArgs {
   int repeats = 50;
   double timeout_s = 10;
   bool no_coalesce = false;
+  AccuracyOptions accuracy;
 };
 
 // The requests the pipeline will make, built the same way (candidates in candidate_less order,
@@ -114,6 +117,7 @@ void run_tune(const TuneArgs& a) {
   }
   std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
   Graph graph = a.model.load();
+  const AccuracyBudget budget = a.accuracy.budget();
   std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
   std::unique_ptr<CostDatabase> db = CostDatabase::open(db_path);
 
@@ -176,7 +180,7 @@ void run_tune(const TuneArgs& a) {
   po.search = a.search;
   po.threads = a.jobs;
   po.coalesce = !a.no_coalesce;
-  PartitionOutcome outcome = partition_graph(graph, backends, model, po);
+  PartitionOutcome outcome = partition_within_budget(graph, backends, model, po, budget);
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
   if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, {});
 
@@ -188,6 +192,7 @@ void run_tune(const TuneArgs& a) {
               plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0, ms.measured, ms.invalid,
               ms.journal_hits);
   for (const auto& [backend, n] : per_backend) std::printf("  %-8s %4d partitions\n", backend.c_str(), n);
+  if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
 }
 
 }  // namespace
@@ -208,6 +213,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--repeats", args->repeats, "...or after this many runs (default 50)");
   cmd->add_option("--timeout", args->timeout_s, "seconds before a measurement is killed and Invalid (default 10)");
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
+  args->accuracy.add_to(*cmd);
   cmd->callback([args] { run_tune(*args); });
 }
 

@@ -18,6 +18,7 @@ const std::map<std::string, Factory>& factories() {
       {"blas", &make_blas_compiler},
       {"eigen", &make_eigen_compiler},
       {"onednn", &make_onednn_compiler},
+      {"onednn_bf16", &make_onednn_bf16_compiler},
       {"ref", &make_ref_compiler},
   };
   return table;

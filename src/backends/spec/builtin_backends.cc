@@ -28,7 +28,7 @@ const char* embedded_text(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& builtin_backend_names() {
-  static const std::vector<std::string> names{"ref", "eigen", "onednn", "blas", "tvm", "byoc"};
+  static const std::vector<std::string> names{"ref", "eigen", "onednn", "blas", "tvm", "byoc", "onednn_bf16"};
   return names;
 }
 
