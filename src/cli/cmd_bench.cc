@@ -1,5 +1,5 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
-//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg]
+//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--max-rel-error E] [--calibration N=F.npy]...
 // (CONTRACTS.md). Per backend combination: partition (search/partitioner.h), then build the plan's
 // executor and time it (latency.h). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
@@ -130,6 +130,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-coalesce", args->no_coalesce, "plans whose functions are exactly the chosen candidates");
   cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");
   cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
+  args->accuracy.add_to(*cmd);
   cmd->callback([args] { run_bench(*args); });
 }
 
