@@ -287,6 +287,9 @@ Plan read_plan_file(const std::string& path, const Graph& graph) {
     j = nlohmann::json::parse(ss.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw UserError(path, "byte " + std::to_string(e.byte), "not valid JSON");
+  } catch (const nlohmann::json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(path, "", "not valid JSON: " + json_error_text(e.what()));
   }
   return plan_from_json(j, path, graph);
 }

@@ -28,13 +28,13 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    std::fprintf(stderr, "tessera: %s (see --help)\n", what.c_str());
+    std::fprintf(stderr, "tessera: %s (see --help)\n", tessera::printable(what).c_str());
     return 2;
   } catch (const tessera::UserError& e) {
     std::fprintf(stderr, "tessera: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessera: internal error: %s\n", e.what());
+    std::fprintf(stderr, "tessera: internal error: %s\n", tessera::printable(e.what()).c_str());
     return 1;
   }
   return 0;

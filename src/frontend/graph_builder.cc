@@ -14,6 +14,21 @@
 namespace tessera::detail {
 namespace {
 
+// Resource limits: a graph of more nodes, or a tensor of more elements (tensor_type.h), is refused
+// with a clear message instead of being allocated. Real models have at most ~10^5 nodes.
+constexpr size_t kMaxNodes = size_t{1} << 24;
+
+void check_size(const TensorType& t, const std::string& file, const std::string& place) {
+  if (std::string why = size_limit_problem(t); !why.empty()) throw UserError(file, place, why);
+}
+
+// A Constant's attribute as the type its name says; another type (value_float: 3) is the file's error.
+template <class T>
+const T& constant_attr(const RawNode& n, const std::string& name, const Attribute& a, const std::string& file) {
+  if (auto v = std::get_if<T>(&a)) return *v;
+  throw UserError(file, "node '" + n.name + "'", "Constant's attribute '" + name + "' has the wrong type");
+}
+
 // A Constant node's value as a Tensor, or nullopt if it holds something tessera does not model.
 std::optional<Tensor> constant_value(const RawNode& n, const std::string& file) {
   auto scalar = [](DType t, const void* p, size_t size, Shape shape) {
@@ -24,16 +39,17 @@ std::optional<Tensor> constant_value(const RawNode& n, const std::string& file) 
     if (name == "value") {
       if (auto t = std::get_if<Tensor>(&a)) return *t;
     } else if (name == "value_float") {
-      float f = static_cast<float>(std::get<double>(a));
+      float f = static_cast<float>(constant_attr<double>(n, name, a, file));
       return scalar(DType::f32, &f, 4, {});
     } else if (name == "value_int") {
-      int64_t i = std::get<int64_t>(a);
+      int64_t i = constant_attr<int64_t>(n, name, a, file);
       return scalar(DType::i64, &i, 8, {});
     } else if (name == "value_floats") {
-      std::vector<float> f(std::get<std::vector<double>>(a).begin(), std::get<std::vector<double>>(a).end());
+      const auto& d = constant_attr<std::vector<double>>(n, name, a, file);
+      std::vector<float> f(d.begin(), d.end());
       return scalar(DType::f32, f.data(), f.size() * 4, {static_cast<int64_t>(f.size())});
     } else if (name == "value_ints") {
-      const auto& v = std::get<std::vector<int64_t>>(a);
+      const auto& v = constant_attr<std::vector<int64_t>>(n, name, a, file);
       return scalar(DType::i64, v.data(), v.size() * 8, {static_cast<int64_t>(v.size())});
     }
   }
@@ -115,6 +131,13 @@ Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
 }  // namespace
 
 Graph build_graph(RawGraph raw, const std::string& file) {
+  // 0. Resource limits, before anything is sized by what the file claims.
+  if (raw.nodes.size() > kMaxNodes)
+    throw UserError(file, "", std::to_string(raw.nodes.size()) + " nodes, more than tessera's limit of " +
+                                  std::to_string(kMaxNodes));
+  for (const auto& [name, type] : raw.inputs) check_size(type, file, "graph input '" + name + "'");
+  for (const auto& [name, t] : raw.constants) check_size(t.type, file, "constant '" + name + "'");
+
   // 1. Constant nodes become constants.
   std::vector<RawNode> nodes;
   name_nodes(raw.nodes);
@@ -178,6 +201,7 @@ Graph build_graph(RawGraph raw, const std::string& file) {
     infer_shapes(g, known, folded, file);
   } while (fold_shape_computations(g, known, folded) > 0);
   require_known_types(g, known, folded, file);
+  for (const Value& v : g.values) check_size(v.type, file, "value '" + v.name + "'");
   mark_shaping_constants(g);
   return drop_folded_nodes(std::move(g), folded);
 }

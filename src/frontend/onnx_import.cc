@@ -106,7 +106,7 @@ int default_opset(const onnx::ModelProto& m, const std::string& path) {
 }  // namespace
 
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
-  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
+  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", printable(w).c_str()); };
   onnx::ModelProto m = read_model(path);
   const onnx::GraphProto& gp = m.graph();
   detail::RawGraph raw;

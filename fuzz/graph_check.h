@@ -1,0 +1,29 @@
+// Checks shared by the targets that produce a Graph: a loaded graph must survive what the CLI does
+// next with it (hashing, the JSON writer and reader: `tessera print --json`, plans and modules
+// name its nodes), and the JSON round trip must give the same graph back.
+#pragma once
+
+#include "fuzz_target.h"
+#include "tessera/graph.h"
+#include "tessera/json_graph.h"
+#include "tessera/structural_hash.h"
+
+namespace tessera::fuzz {
+
+inline void check_loaded_graph(const Graph& g) {
+  (void)structural_hash(g);
+  std::string text = graph_to_json(g).dump();
+  Graph back = graph_from_json(nlohmann::json::parse(text), g.source);
+  if (!(back == g)) finding("JSON round trip", "graph_from_json(graph_to_json(g)) != g for " + text.substr(0, 200));
+}
+
+// Import options whose warnings must be printable too.
+inline ImportOptions checked_import_options() {
+  ImportOptions options;
+  options.warn = [](const std::string& w) {
+    if (printable(w) != w) finding("warning is not printable", w);
+  };
+  return options;
+}
+
+}  // namespace tessera::fuzz
