@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -262,7 +263,9 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
   if (j.contains("stats") && j["stats"].is_object()) {
     const auto& s = j["stats"];
     auto num = [&](const char* k, auto& out) {
-      if (s.contains(k) && s[k].is_number()) out = s[k].get<std::decay_t<decltype(out)>>();
+      using T = std::decay_t<decltype(out)>;
+      // Integer counts only from integers: get<int64_t> of 1e300 would be undefined behaviour.
+      if (s.contains(k) && (std::is_integral_v<T> ? s[k].is_number_integer() : s[k].is_number())) out = s[k].get<T>();
     };
     num("candidates", plan.stats.candidates);
     num("states", plan.stats.states);

@@ -104,7 +104,7 @@ void run_partition(const PartitionArgs& a) {
   options.database = db.get();
   options.coalesce = !a.no_coalesce;
   PartitionOutcome outcome = partition_graph(graph, backends, *model, options);
-  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
 
   PlanJsonOptions json;
   json.with_timings = a.timings;

@@ -91,7 +91,7 @@ void run_run(const RunArgs& a) {
   }
   Executor executor(graph, plan, options);
   for (const std::string& s : executor.codegen_skipped())
-    std::fprintf(stderr, "tessera: warning: not compiled, runs on ref kernels: %s\n", s.c_str());
+    std::fprintf(stderr, "tessera: warning: not compiled, runs on ref kernels: %s\n", printable(s).c_str());
 
   std::optional<CheckReport> report;
   if (a.check) report = check_against_ref(executor, inputs);

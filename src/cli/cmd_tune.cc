@@ -177,7 +177,7 @@ void run_tune(const TuneArgs& a) {
   po.threads = a.jobs;
   po.coalesce = !a.no_coalesce;
   PartitionOutcome outcome = partition_graph(graph, backends, model, po);
-  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
   if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, {});
 
   const Plan& plan = outcome.plan;

@@ -10,6 +10,7 @@
 #include "shape_inference.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
+#include "tessera/utf8.h"
 
 namespace tessera::detail {
 namespace {
@@ -20,6 +21,31 @@ constexpr size_t kMaxNodes = size_t{1} << 24;
 
 void check_size(const TensorType& t, const std::string& file, const std::string& place) {
   if (std::string why = size_limit_problem(t); !why.empty()) throw UserError(file, place, why);
+}
+
+// Every name and string goes into JSON sooner or later (plans, `print --json`), and JSON holds
+// only UTF-8; ONNX files are not checked by protobuf, so this is where a bad byte is caught.
+void check_utf8(const std::string& text, const std::string& file, const std::string& place) {
+  if (!is_valid_utf8(text)) throw UserError(file, place, "'" + text + "' is not valid UTF-8");
+}
+
+void check_strings(const RawGraph& raw, const std::string& file) {
+  check_utf8(raw.name, file, "graph name");
+  for (const auto& [name, _] : raw.inputs) check_utf8(name, file, "graph input");
+  for (const auto& [name, _] : raw.constants) check_utf8(name, file, "constant");
+  for (const std::string& name : raw.outputs) check_utf8(name, file, "graph output");
+  for (const RawNode& n : raw.nodes) {
+    const std::string place = n.place.empty() ? "node" : n.place;
+    for (const std::string* s : {&n.name, &n.op, &n.domain}) check_utf8(*s, file, place);
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (const std::string& s : *list) check_utf8(s, file, place);
+    for (const auto& [key, a] : n.attrs) {
+      check_utf8(key, file, place + ": attribute");
+      if (auto s = std::get_if<std::string>(&a)) check_utf8(*s, file, place + ": attribute '" + key + "'");
+      if (auto v = std::get_if<std::vector<std::string>>(&a))
+        for (const std::string& s : *v) check_utf8(s, file, place + ": attribute '" + key + "'");
+    }
+  }
 }
 
 // A Constant's attribute as the type its name says; another type (value_float: 3) is the file's error.
@@ -137,6 +163,7 @@ Graph build_graph(RawGraph raw, const std::string& file) {
                                   std::to_string(kMaxNodes));
   for (const auto& [name, type] : raw.inputs) check_size(type, file, "graph input '" + name + "'");
   for (const auto& [name, t] : raw.constants) check_size(t.type, file, "constant '" + name + "'");
+  check_strings(raw, file);
 
   // 1. Constant nodes become constants.
   std::vector<RawNode> nodes;
