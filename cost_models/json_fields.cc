@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tessera/error.h"
+#include "tessera/text.h"
 
 namespace tessera::cost_detail {
 

@@ -16,6 +16,7 @@
 #include "tessera/error.h"
 #include "tessera/plan.h"
 #include "tessera/structural_hash.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {

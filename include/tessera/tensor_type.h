@@ -28,19 +28,11 @@ struct TensorType {
   DType dtype = DType::f32;
   Shape shape;
 
-  int64_t numel() const;   // saturates at INT64_MAX (a negative dimension counts as 0)
+  int64_t numel() const;
   size_t bytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
   int rank() const { return static_cast<int>(shape.size()); }
   bool operator==(const TensorType&) const = default;
 };
-
-// Resource limit: no tensor may hold more than 2^31 - 1 elements (8 GiB of f32). Every loader
-// checks it up front (an ONNX initializer or input, a JSON graph's values, an inferred output, a
-// .npy input), so a model that claims absurd sizes is refused before anything is allocated, and
-// kernels (OpenBLAS and oneDNN take 32-bit counts in places) never see more.
-inline constexpr int64_t kMaxTensorElements = (int64_t{1} << 31) - 1;
-// Empty when `t` is within the limit, else the reason ("1099511627776 elements, more than ...").
-std::string size_limit_problem(const TensorType& t);
 
 std::string shape_to_string(const Shape& s);                // "1x3x224x224", "scalar"
 std::string to_string(const TensorType& t);                 // "f32[1,3,224,224]"

@@ -20,6 +20,7 @@
 #include "tessera/error.h"
 #include "tessera/measured_cost_model.h"
 #include "tessera/plan.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {

@@ -25,6 +25,7 @@
 #include "tessera/npy.h"
 #include "tessera/plan.h"
 #include "tessera/ref_check.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {

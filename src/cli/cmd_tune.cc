@@ -42,6 +42,7 @@
 #include "tessera/plan.h"
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {

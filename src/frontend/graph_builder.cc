@@ -10,15 +10,14 @@
 #include "shape_inference.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
-#include "tessera/utf8.h"
+#include "tessera/text.h"
+#include "tessera/limits.h"
 
 namespace tessera::detail {
 namespace {
 
-// Resource limits: a graph of more nodes, or a tensor of more elements (tensor_type.h), is refused
-// with a clear message instead of being allocated. Real models have at most ~10^5 nodes.
-constexpr size_t kMaxNodes = size_t{1} << 24;
-
+// Resource limits (limits.h): a graph of more nodes, or a tensor of more elements, is refused with
+// a clear message instead of being allocated.
 void check_size(const TensorType& t, const std::string& file, const std::string& place) {
   if (std::string why = size_limit_problem(t); !why.empty()) throw UserError(file, place, why);
 }
@@ -158,9 +157,9 @@ Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
 
 Graph build_graph(RawGraph raw, const std::string& file) {
   // 0. Resource limits, before anything is sized by what the file claims.
-  if (raw.nodes.size() > kMaxNodes)
+  if (raw.nodes.size() > kMaxGraphNodes)
     throw UserError(file, "", std::to_string(raw.nodes.size()) + " nodes, more than tessera's limit of " +
-                                  std::to_string(kMaxNodes));
+                                  std::to_string(kMaxGraphNodes));
   for (const auto& [name, type] : raw.inputs) check_size(type, file, "graph input '" + name + "'");
   for (const auto& [name, t] : raw.constants) check_size(t.type, file, "constant '" + name + "'");
   check_strings(raw, file);

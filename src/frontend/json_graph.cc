@@ -10,6 +10,7 @@
 
 #include "graph_builder.h"
 #include "tessera/error.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {

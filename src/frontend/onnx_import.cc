@@ -14,6 +14,7 @@
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "tessera/onnx_tensor.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tessera/error.h"
+#include "tessera/limits.h"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
 #include "tessera/error.h"
-#include "tessera/utf8.h"
+#include "tessera/text.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,5 @@
 #include "tessera/tensor_type.h"
+#include "tessera/limits.h"
 
 #include <array>
 #include <limits>

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tessera/error.h"
+#include "tessera/limits.h"
 
 namespace tessera {
 namespace {

@@ -63,3 +63,13 @@ TEST_CASE("bad specs, plans, costs, databases and inputs exit 2 with one line", 
   CHECK(checked >= 6);
   fs::remove_all(dir);
 }
+
+TEST_CASE("names from a model are escaped in the CLI's message", "[cli][bad]") {
+  // The node is named "relu\x01\x1b[31m" (a control byte and a terminal colour escape).
+  const std::string t = std::string(TESSERA_BINARY_DIR) + "/tessera";
+  const fs::path err = fs::temp_directory_path() / ("tessera_escape_" + std::to_string(::getpid()));
+  int status = std::system((t + " info tests/inputs/bad/control_bytes_in_name.json 2>" + err.string()).c_str());
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(read_text(err), Catch::Contains("node 'relu\\x01\\x1b[31m': input 0 'nowhere' is not defined"));
+  fs::remove(err);
+}

@@ -23,6 +23,7 @@
 #include "tessera/error.h"
 #include "tessera/host_tensor.h"
 #include "tessera/npy.h"
+#include "tessera/text.h"
 
 namespace fs = std::filesystem;
 

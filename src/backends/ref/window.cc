@@ -2,6 +2,7 @@
 #include "backends/ref/window.h"
 
 #include <algorithm>
+#include "tessera/limits.h"
 
 namespace tessera::ref {
 
