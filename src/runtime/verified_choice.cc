@@ -7,6 +7,7 @@
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
+#include "tessera/median.h"
 #include "tessera/model_data.h"
 #include "tessera/structural_hash.h"
 
@@ -22,12 +23,6 @@ std::string assignment_text(const Plan& plan) {
     s += ";";
   }
   return s;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
