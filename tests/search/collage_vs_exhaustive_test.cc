@@ -6,33 +6,11 @@
 
 #include "../partition/test_graphs.h"
 #include "search/plan_check.h"
+#include "random_backends.h"
 #include "search_fixture.h"
 
 using namespace tessera;
 using namespace tessera::testing;
-
-namespace {
-
-const std::vector<std::string> kUnary{"Relu", "Abs", "Sigmoid", "Reshape", "Softmax", "MatMul"};
-const std::vector<std::string> kBinary{"Add", "Mul", "Concat"};
-
-BackendSpec random_backend(std::mt19937& rng, const std::string& name) {
-  auto coin = [&](int k) { return std::uniform_int_distribution<int>(0, k - 1)(rng) == 0; };
-  BackendSpec spec;
-  spec.name = name;
-  for (const auto* list : {&kUnary, &kBinary})
-    for (const std::string& op : *list)
-      if (coin(2)) spec.ops.push_back(op);
-  std::sort(spec.ops.begin(), spec.ops.end());
-  spec.fusion = static_cast<FusionStyle>(std::uniform_int_distribution<int>(0, 2)(rng));
-  spec.limits.max_depth = std::uniform_int_distribution<int>(0, 4)(rng);
-  spec.limits.max_exits = std::uniform_int_distribution<int>(1, 3)(rng);
-  spec.limits.allow_taps = coin(2);
-  spec.source = "<random>";
-  return spec;
-}
-
-}  // namespace
 
 TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[search][random]") {
   std::mt19937 rng(20240611);
@@ -40,7 +18,7 @@ TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[sea
   int mixed = 0, crossing = 0, greedy_worse = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int n = std::uniform_int_distribution<int>(3, 11)(rng);
-    Graph g = random_dag(rng, n, kUnary, kBinary);
+    Graph g = random_dag(rng, n, kRandomUnary, kRandomBinary);
     const int k = std::uniform_int_distribution<int>(1, 3)(rng);
     std::vector<BackendSpec> backends;
     for (int i = 0; i < k; ++i) backends.push_back(random_backend(rng, "b" + std::to_string(i)));
