@@ -100,6 +100,7 @@ std::string CostKey::to_string() const { return hash + " " + backend + " " + dev
 std::string CostDatabase::encode_record(const CostKey& key, const CostEntry& entry) {
   json j = {{"h", key.hash},  {"b", key.backend},         {"d", key.device},     {"m", key.model},
             {"c", entry.cost.to_string()}, {"s", entry.spread}, {"n", entry.samples}};
+  if (entry.error) j["e"] = *entry.error;   // only when measured: older records stay byte-identical
   // Compact, sorted keys; JSON escapes any \n or \t inside, so a record is one line.
   std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   return text + "\t" + crc_hex(text);
@@ -117,6 +118,7 @@ std::optional<std::pair<CostKey, CostEntry>> CostDatabase::decode_record(std::st
     CostKey key{j.at("h").get<std::string>(), j.at("b").get<std::string>(), j.at("d").get<std::string>(),
                 j.at("m").get<std::string>()};
     CostEntry entry{*cost, j.at("s").get<double>(), j.at("n").get<int64_t>()};
+    if (auto e = j.find("e"); e != j.end()) entry.error = e->get<double>();
     return std::make_pair(std::move(key), entry);
   } catch (const json::exception&) {
     return std::nullopt;   // a CRC-valid record of another shape: not ours to trust

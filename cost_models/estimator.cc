@@ -101,7 +101,11 @@ EstimateResult estimate_costs(const CostModel& model, const std::vector<CostRequ
   }
 
   result.costs.reserve(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) result.costs.push_back(unique[slot_of[i]].entry.cost);
+  result.errors.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    result.costs.push_back(unique[slot_of[i]].entry.cost);
+    result.errors.push_back(unique[slot_of[i]].entry.error);
+  }
   result.stats.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

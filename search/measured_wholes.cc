@@ -23,11 +23,15 @@ std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std:
 }
 
 void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, std::vector<Cost> costs,
-                    std::vector<std::string> devices) {
+                    std::vector<std::string> devices, std::vector<std::optional<double>> errors) {
+  // errors is parallel to candidates (or empty), as problem.errors is to problem.candidates (or empty).
+  const bool with_errors = !errors.empty() || !problem.errors.empty();
+  if (with_errors) problem.errors.resize(problem.candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     problem.candidates.push_back(std::move(candidates[i]));
     problem.costs.push_back(std::move(costs[i]));
     problem.devices.push_back(std::move(devices[i]));
+    if (with_errors) problem.errors.push_back(i < errors.size() ? errors[i] : std::nullopt);
   }
   std::vector<size_t> order(problem.candidates.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -39,10 +43,12 @@ void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, s
     sorted.candidates.push_back(std::move(problem.candidates[i]));
     sorted.costs.push_back(std::move(problem.costs[i]));
     sorted.devices.push_back(std::move(problem.devices[i]));
+    if (with_errors) sorted.errors.push_back(problem.errors[i]);
   }
   problem.candidates = std::move(sorted.candidates);
   problem.costs = std::move(sorted.costs);
   problem.devices = std::move(sorted.devices);
+  if (with_errors) problem.errors = std::move(sorted.errors);
   problem.prepare();
 }
 

@@ -36,9 +36,9 @@ namespace tessera {
 // hold as a candidate of the same backend and node set, in partition order.
 std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std::vector<Partition>& partitions);
 
-// Adds candidates (with their costs and devices) to a prepared problem, keeping candidate_less
-// order, and prepares it again.
+// Adds candidates (with their costs, devices and measured errors, if any) to a prepared problem,
+// keeping candidate_less order, and prepares it again.
 void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, std::vector<Cost> costs,
-                    std::vector<std::string> devices);
+                    std::vector<std::string> devices, std::vector<std::optional<double>> errors = {});
 
 }  // namespace tessera

@@ -42,6 +42,7 @@ const BackendSpec* find_spec(const std::vector<BackendSpec>& backends, const std
 struct PricedCandidates {
   std::vector<Cost> costs;
   std::vector<std::string> devices;
+  std::vector<std::optional<double>> errors;   // measured relative errors (precision variants)
   EstimateStats stats;
 };
 
@@ -64,6 +65,7 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
   }
   EstimateResult estimated = estimate_costs(model, requests, {options.threads, options.database});
   out.costs = std::move(estimated.costs);
+  out.errors = std::move(estimated.errors);
   out.stats = estimated.stats;
   return out;
 }
@@ -71,7 +73,11 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
 SearchResult run_search(const SearchProblem& problem, const std::vector<BackendSpec>& backends,
                         const std::vector<std::string>& backend_order, const PartitionOptions& options) {
   const std::string& search = options.search;
-  if (search == "collage") return collage_search(problem);
+  if (options.allow && search != "collage")
+    throw UserError("--search", search, "an accuracy budget (--max-rel-error) needs --search collage");
+  if (search == "collage")
+    return options.allow ? collage_search(problem, CollageOptions{IndexSet(), options.allow(problem)})
+                         : collage_search(problem);
   if (search == "greedy") return greedy_search(problem, backend_order);
   if (search == "exhaustive") {
     if (problem.num_nodes() > options.exhaustive_max_nodes)
@@ -150,6 +156,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   problem.candidates = std::move(candidates);
   problem.costs = std::move(priced.costs);
   problem.devices = std::move(priced.devices);
+  problem.errors = std::move(priced.errors);
   problem.transfer_model = &model;
   problem.boundary_model = &model;
   problem.prepare();
@@ -193,7 +200,8 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     PricedCandidates whole_costs = price_candidates(graph, backends, model, options, wholes);
     plan.stats.wholes += static_cast<int64_t>(wholes.size());
     plan.stats.costed += static_cast<int64_t>(whole_costs.stats.unique);
-    add_candidates(problem, std::move(wholes), std::move(whole_costs.costs), std::move(whole_costs.devices));
+    add_candidates(problem, std::move(wholes), std::move(whole_costs.costs), std::move(whole_costs.devices),
+                   std::move(whole_costs.errors));
     plan.stats.candidates = static_cast<int64_t>(problem.candidates.size());
     out.search = run_search(problem, backends, out.backend_order, options);
     plan.stats.search_ms += out.search.stats.ms;

@@ -19,6 +19,7 @@
 // look behind the plan without recomputing. The graph must outlive the outcome.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct PartitionOptions {
   // costs, where a whole's price is what it runs at. Needs coalesce.
   bool measure_wholes = false;
   int max_whole_rounds = 4;
+  // Collage only: the candidates the search may use (CollageOptions::allowed), decided each time
+  // the costed problem is searched (again after measured wholes join it); unset = all. The
+  // accuracy budget sets it (search/accuracy_budget.h).
+  std::function<std::vector<char>(const SearchProblem&)> allow;
 };
 
 struct PartitionOutcome {

@@ -264,7 +264,12 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
     << ", \"search_ms\": " << ms(s.search_ms) << ", \"states_pushed\": " << s.states_pushed
     << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed << ", \"wholes\": " << s.wholes
     << ", \"enumerate_ms\": " << ms(s.enumerate_ms) << ", \"estimate_ms\": " << ms(s.estimate_ms)
-    << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}}\n";
+    << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}";
+  if (const auto& a = plan.accuracy)
+    o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
+      << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
+      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds << "}";
+  o << "}\n";
   return o.str();
 }
 
@@ -392,6 +397,21 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
     num("enumerate_ms", plan.stats.enumerate_ms);
     num("estimate_ms", plan.stats.estimate_ms);
     num("coalesce_ms", plan.stats.coalesce_ms);
+  }
+  if (j.contains("accuracy")) {
+    const auto& a = j["accuracy"];
+    auto number = [&](const char* k) {
+      const auto& v = field(a, k, file, "accuracy");
+      if (!v.is_number() || !(v.get<double>() >= 0)) throw UserError(file, std::string("accuracy.") + k, "expected a non-negative number");
+      return v.get<double>();
+    };
+    PlanAccuracy acc;
+    acc.max_rel_error = number("max_rel_error");
+    acc.calibration = read_string(a, "calibration", file, "accuracy");
+    acc.verified_error = number("verified_error");
+    acc.proxy_error = number("proxy_error");
+    acc.rounds = static_cast<int64_t>(number("rounds"));
+    plan.accuracy = acc;
   }
   return plan;
 }

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct SearchProblem {
   std::vector<Candidate> candidates;     // sorted (candidate_less), deduplicated
   std::vector<Cost> costs;               // costs[i] for candidates[i]
   std::vector<std::string> devices;      // devices[i]: device of candidates[i]'s backend
+  std::vector<std::optional<double>> errors;   // errors[i]: measured error (CostEntry::error), if any
   const CostModel* transfer_model = nullptr;   // prices device crossings; nullptr = all free
   const CostModel* boundary_model = nullptr;   // prices backend crossings; nullptr = all free
 

@@ -22,20 +22,29 @@ bool is_integer(DType t) { return t == DType::i64 || t == DType::i32 || t == DTy
 std::string Timing::encode() const {
   char buf[128];
   std::snprintf(buf, sizeof buf, "%a %a %a %lld", median, p10, p90, static_cast<long long>(samples));
-  return buf;
+  std::string out = buf;
+  if (error) {
+    std::snprintf(buf, sizeof buf, " %a", *error);
+    out += buf;
+  }
+  return out;
 }
 
 std::optional<Timing> Timing::decode(std::string_view text) {
   Timing t;
   long long n = 0;
+  double e = 0.0;
   std::string s(text);
-  if (std::sscanf(s.c_str(), "%la %la %la %lld", &t.median, &t.p10, &t.p90, &n) != 4) return std::nullopt;
-  if (!(t.median >= 0) || n <= 0) return std::nullopt;
+  const int fields = std::sscanf(s.c_str(), "%la %la %la %lld %la", &t.median, &t.p10, &t.p90, &n, &e);
+  if (fields != 4 && fields != 5) return std::nullopt;
+  if (!(t.median >= 0) || n <= 0 || (fields == 5 && !(e >= 0))) return std::nullopt;
   t.samples = n;
+  if (fields == 5) t.error = e;
   return t;
 }
 
-Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options) {
+Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options,
+                        const BackendCompiler* reference) {
   std::unique_ptr<CompiledFunction> compiled = compiler.compile(fn);
 
   std::vector<HostTensor> inputs, outputs;
@@ -73,6 +82,16 @@ Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const 
   t.p10 = percentile(samples, 0.1);
   t.p90 = percentile(samples, 0.9);
   t.samples = static_cast<int64_t>(samples.size());
+  if (reference) {
+    std::vector<HostTensor> expected;
+    std::vector<TensorView> expected_views;
+    for (ValueId v : fn.outputs) expected.emplace_back(fn.value(v).type);
+    for (HostTensor& h : expected) expected_views.push_back(h.view());
+    reference->compile(fn)->run(in_views, expected_views);
+    double worst = 0.0;
+    for (size_t i = 0; i < outputs.size(); ++i) worst = std::max(worst, relative_l2_error(outputs[i], expected[i]));
+    t.error = worst;
+  }
   return t;
 }
 

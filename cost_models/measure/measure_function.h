@@ -12,7 +12,11 @@
 // caller, usually a child process (isolated_call.h), turns them into Invalid costs.
 //
 // The answer travels between processes as one line of text: encode / decode below ("%a" hex
-// floats, so nothing is lost in printing).
+// floats, so nothing is lost in printing; the error, when measured, is a fifth field).
+//
+// Error (precision variants): the compiled function's outputs on the measurement's inputs against
+// the same function compiled by `reference` (ref's fp32 kernels) on the same inputs; the timed runs
+// are unaffected (the comparison runs once, after them).
 #pragma once
 
 #include <chrono>
@@ -38,11 +42,15 @@ struct Timing {
   double p10 = 0.0;
   double p90 = 0.0;
   int64_t samples = 0;
+  std::optional<double> error;   // relative L2 error against the reference, when one was given
 
   std::string encode() const;
   static std::optional<Timing> decode(std::string_view text);
 };
 
-Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options);
+// `reference` (ref's compiler), when given, also runs fn once on the same inputs, and Timing::error
+// is relative_l2_error(outputs, reference outputs), max over fn's outputs (host_tensor.h).
+Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options,
+                        const BackendCompiler* reference = nullptr);
 
 }  // namespace tessera

@@ -155,7 +155,10 @@ CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
   auto body = [&]() -> std::string {
     set_compute_threads(options_.threads);
     std::unique_ptr<BackendCompiler> compiler = options_.make_compiler(request.backend);
-    return measure_function(*compiler, *request.function, timing).encode();
+    // A precision variant's error is measured with its time (CostEntry::error).
+    std::unique_ptr<BackendCompiler> reference;
+    if (compiler->precision() != "f32") reference = options_.make_compiler("ref");
+    return measure_function(*compiler, *request.function, timing, reference.get()).encode();
   };
 
   IsolatedResult r;
@@ -175,7 +178,7 @@ CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
   if (r.status != S::Ok) return CostEntry{Cost::invalid(r.describe(options_.timeout)), 0.0, 0};
   std::optional<Timing> t = Timing::decode(r.text);
   if (!t) return CostEntry{Cost::invalid("unreadable answer from the measurement: '" + r.text + "'"), 0.0, 0};
-  return CostEntry{Cost::value(t->median), t->p90 - t->p10, t->samples};
+  return CostEntry{Cost::value(t->median), t->p90 - t->p10, t->samples, t->error};
 }
 
 MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {

@@ -83,6 +83,10 @@ class BackendCompiler {
   // The compiler and library versions ("tessera-onednn 1; oneDNN 2.6.3"): part of a measured
   // cost's key, so a library upgrade invalidates old measurements.
   virtual std::string version() const = 0;
+  // The arithmetic it computes in: "f32" for exact-as-fp32 backends; a precision variant says
+  // what it rounds to ("bf16" for onednn_bf16). Measurements of a variant also measure its
+  // error against ref, and an accuracy budget (search/accuracy_budget.h) limits its use.
+  virtual std::string precision() const { return "f32"; }
 
   // Compiles `fn`; throws KernelUnsupported when this backend cannot take it (see header).
   std::unique_ptr<CompiledFunction> compile(const Graph& fn) const { return compile_impl(fn); }

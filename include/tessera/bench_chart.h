@@ -16,6 +16,7 @@ struct BenchRow {
   std::optional<double> predicted_ms;   // nullopt: no plan, or a cost model without a time unit
   std::optional<double> measured_ms;    // nullopt: not run / failed
   std::string error;                    // why a value is missing
+  std::optional<double> rel_error;      // a budgeted plan's verified error (--max-rel-error)
 };
 
 std::string bench_chart_svg(const std::string& title, const std::vector<BenchRow>& rows);

@@ -8,6 +8,7 @@
 //   {"b":"onednn@2.6","c":"1.25e-05","d":"host/5c1d..","h":"9f3a..","m":"measure/1","s":0.0,...}\t1a2b3c4d
 // i.e. compact JSON, a tab, and the CRC-32 (IEEE, zlib's crc32) of the JSON text in 8 hex digits.
 // tests/cost_models/inputs/costs_v1.db, written by an earlier build, must keep reading entry for entry.
+// A measured precision variant adds "e" (its relative error, CostEntry::error); readers ignore its absence.
 //   - Crash-safe: a record is appended with a single write(2) on an O_APPEND descriptor, so a kill
 //     loses at most the record being written; a torn or corrupt line fails its CRC and is skipped
 //     on load (and counted), never trusted.
@@ -55,6 +56,11 @@ struct CostEntry {
   Cost cost;
   double spread = 0.0;   // measurements: spread of the samples (seconds); 0 for estimates
   int64_t samples = 0;   // measurements: how many runs; 0 for estimates
+  // Measurements of a precision variant (BackendCompiler::precision() != "f32"): the relative L2
+  // error of its outputs against ref's fp32 on the same inputs, max over outputs. Unset for fp32
+  // backends and estimates. On disk the optional field "e"; records without it (every record
+  // written before it existed) read back unset.
+  std::optional<double> error;
   bool operator==(const CostEntry&) const = default;
 };
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "tessera/cost.h"
@@ -42,6 +43,7 @@ struct EstimateStats {
 
 struct EstimateResult {
   std::vector<Cost> costs;   // costs[i] answers requests[i]
+  std::vector<std::optional<double>> errors;   // errors[i]: CostEntry::error of requests[i]'s answer
   EstimateStats stats;
 };
 

@@ -48,6 +48,11 @@ struct HostTensor {
   size_t count() const { return static_cast<size_t>(type.numel()); }
 };
 
+// ||actual - reference||_2 / ||reference||_2 over all elements, in double: the error measure of
+// precision variants and accuracy budgets (0 when both are zero, +inf when only the reference is,
+// or for another type or a NaN/inf mismatch). Floats only; other dtypes: 0 if equal, else +inf.
+double relative_l2_error(const HostTensor& actual, const HostTensor& reference);
+
 // f16 / bf16 <-> f32, round-to-nearest-even; shared by random fill, Cast and the ONNX oracle.
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);

@@ -26,7 +26,8 @@
 //                                    "pattern", "nodes"}]}]}],
 //    "boundaries": [{"value", "from", "to", "bytes", "cost"}],
 //    ["verified": {"chosen": "collage", "latency_ms": {"collage": 12.3, "single:onednn": 12.9}}],
-//    "stats": {"candidates", "states", "search_ms", + extensions}}
+//    "stats": {"candidates", "states", "search_ms", + extensions},
+//    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)]}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
 // Graph node names in model order, numbers via format_plan_number (below). Timings are the only
 // run-dependent fields, so the writer puts 0.0 in every *_ms field unless `with_timings` is set:
@@ -51,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,20 @@ struct Boundary {
   Cost cost;
 };
 
+// What an accuracy budget (--max-rel-error E > 0) decided and verified; absent from fp32 plans.
+// JSON: "accuracy": {"max_rel_error", "calibration", "verified_error", "proxy_error", "rounds"},
+// after "stats" (src/runtime/budgeted_partition.h has the method). verified_error is the
+// end-to-end error of this very plan, also when end-to-end verification (verified_choice.h)
+// picked a single-backend contender over the search's plan; rounds is 0 for such a contender
+// (it was not searched under the budget, only verified against it) and its proxy_error is 0.
+struct PlanAccuracy {
+  double max_rel_error = 0.0;    // the budget E
+  std::string calibration;       // "seeded:<seed>" or "npy:<16 hex digits>" (hash of the inputs used)
+  double verified_error = 0.0;   // end-to-end relative L2 error vs fp32 ref on those inputs, max over outputs
+  double proxy_error = 0.0;      // sum of the measured (or prior) errors of the plan's reduced candidates
+  int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
+};
+
 struct Plan {
   std::string model;             // the model path as given to the CLI
   std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
@@ -122,6 +138,7 @@ struct Plan {
   // not say (read from an older or hand-written plan).
   std::string model_fingerprint;
   std::vector<std::pair<std::string, Shape>> input_shapes;
+  std::optional<PlanAccuracy> accuracy;   // only for plans made under an accuracy budget
 };
 
 struct PlanJsonOptions {

@@ -10,7 +10,10 @@
 // |a - r| <= atol * scale + rtol * |r| with scale = max(1, max |r| over the tensor), so an
 // activation of magnitude 1e3 is held to 1e-1 absolute, not 1e-4 (accumulation order differs
 // between backends and error grows with magnitude); NaN must match NaN. Integers and bool: exact.
-// max_abs_error is the largest |a - r| over the model outputs (floats and ints alike).
+// max_abs_error is the largest |a - r| over the model outputs (floats and ints alike);
+// max_rel_error the largest ||a - r||_2 / ||r||_2, the measure of accuracy budgets (a plan with
+// reduced-precision partitions is judged by it: `tessera run --check` compares it with the
+// plan's budget instead of the per-element tolerance).
 #pragma once
 
 #include <string>
@@ -28,6 +31,7 @@ struct Tolerance {
 
 struct TensorComparison {
   double max_abs_error = 0.0;   // largest |a - r|
+  double rel_error = 0.0;       // relative_l2_error(a, r) (host_tensor.h)
   bool ok = true;
   int64_t worst = -1;           // element index of the first out-of-tolerance element, -1 if none
   std::string reason;           // "" when ok: "element 17: 0.51 vs 0.49 (tolerance 0.0011)"
@@ -43,6 +47,7 @@ struct CheckedValue {
 
 struct CheckReport {
   double max_abs_error = 0.0;            // over the model outputs
+  double max_rel_error = 0.0;            // end-to-end relative L2 error, max over the model outputs
   bool ok = true;                        // every compared value within tolerance
   std::vector<CheckedValue> outputs;     // model outputs, in order
   std::vector<CheckedValue> partitions;  // outputs of calls in main, in call order

@@ -1,5 +1,5 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
-//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg]
+//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--max-rel-error E] [--calibration N=F.npy]...
 // (CONTRACTS.md). Per backend combination: partition (search/partitioner.h), then build the plan's
 // executor and time it (latency.h). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accuracy_options.h"
 #include "commands.h"
 #include "model_options.h"
 #include "search/partitioner.h"
@@ -38,10 +39,11 @@ struct BenchArgs {
   bool json = false;
   bool no_coalesce = false;
   std::string svg;
+  AccuracyOptions accuracy;
 };
 
 BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, const std::string& combo,
-                   const CostModel& model, const BenchArgs& a, CostDatabase* db) {
+                   const CostModel& model, const BenchArgs& a, CostDatabase* db, const AccuracyBudget& budget) {
   BenchRow row;
   row.backends = split_backend_list(combo);
   try {
@@ -51,7 +53,8 @@ BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, co
     options.database = db;
     options.coalesce = !a.no_coalesce;
     options.measure_wholes = model.name() == "measure";
-    PartitionOutcome outcome = partition_graph(graph, resolve_backends(row.backends, {}), model, options);
+    PartitionOutcome outcome = partition_within_budget(graph, resolve_backends(row.backends, {}), model, options, budget);
+    if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
     // Costs of "roofline" and "measure" are seconds; mock units have no time meaning.
     if (model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
     Executor executor(graph, outcome.plan);
@@ -75,7 +78,8 @@ void run_bench(const BenchArgs& a) {
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
 
   std::vector<BenchRow> rows;
-  for (const std::string& combo : a.combos) rows.push_back(bench_one(graph, inputs, combo, *model, a, db.get()));
+  const AccuracyBudget budget = a.accuracy.budget();
+  for (const std::string& combo : a.combos) rows.push_back(bench_one(graph, inputs, combo, *model, a, db.get(), budget));
 
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -84,6 +88,7 @@ void run_bench(const BenchArgs& a) {
       j["backends"] = r.backends;
       j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
       j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
+      if (r.rel_error) j["rel_error"] = *r.rel_error;   // verified error of a budgeted plan
       if (!r.error.empty()) j["error"] = r.error;
       list.push_back(j);
     }
@@ -98,8 +103,10 @@ void run_bench(const BenchArgs& a) {
       auto cell = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 10) : std::string("-"); };
       std::string ratio = r.predicted_ms && r.measured_ms && *r.measured_ms > 0
                               ? std::to_string(*r.predicted_ms / *r.measured_ms).substr(0, 5) : "-";
-      std::printf("%-28s %14s %14s %8s%s%s\n", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
+      std::printf("%-28s %14s %14s %8s%s%s", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
                   ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
+      if (r.rel_error) std::printf("  rel error %.3g", *r.rel_error);
+      std::printf("\n");
     }
   }
   if (!a.svg.empty()) {
@@ -124,6 +131,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-coalesce", args->no_coalesce, "plans whose functions are exactly the chosen candidates");
   cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");
   cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
+  args->accuracy.add_to(*cmd);
   cmd->callback([args] { run_bench(*args); });
 }
 

@@ -1,6 +1,6 @@
 // tessera partition MODEL --backends a,b,c [--backend-spec FILE]... [--cost MODEL]
 //   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
-//   [--cache DB] [-j N] [--no-coalesce] [--explain] [--timings]
+//   [--cache DB] [-j N] [--no-coalesce] [--explain] [--timings] [--max-rel-error E] [--calibration N=F.npy]...
 // (CONTRACTS.md). The pipeline is search/partitioner.h; this file is option glue and output.
 #include <algorithm>
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "accuracy_options.h"
 #include "commands.h"
 #include "model_options.h"
 #include "plan_verification.h"
@@ -38,6 +39,7 @@ struct PartitionArgs {
   bool no_coalesce = false;
   bool explain = false;
   bool timings = false;
+  AccuracyOptions accuracy;
 };
 
 // The --emit hook: writes everything under DIR that CONTRACTS.md lists (src/emit/emit_pipeline.h):
@@ -94,6 +96,7 @@ void run_partition(const PartitionArgs& a) {
   const std::string cost = a.cost.empty() ? default_cost(backends) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, measure_cost_model_options());
   Graph graph = a.model.load();
+  const AccuracyBudget budget = a.accuracy.budget();
   // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
@@ -106,10 +109,10 @@ void run_partition(const PartitionArgs& a) {
   options.database = db.get();
   options.coalesce = !a.no_coalesce;
   options.measure_wholes = model->name() == "measure";
-  PartitionOutcome outcome = partition_graph(graph, backends, *model, options);
+  PartitionOutcome outcome = partition_within_budget(graph, backends, *model, options, budget);
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
   // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
-  if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false);
+  if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false, budget);
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
@@ -117,6 +120,7 @@ void run_partition(const PartitionArgs& a) {
   if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, outcome.plan, graph, json);
   if (a.explain) std::fputs(explain_plan(outcome, graph).c_str(), stdout);
   else if (a.plan_path.empty()) print_summary(outcome.plan);
+  if (outcome.plan.accuracy) std::fprintf(stderr, "tessera: %s\n", accuracy_summary(outcome.plan).c_str());
 }
 
 }  // namespace
@@ -136,6 +140,7 @@ void add_partition_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
+  args->accuracy.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
   cmd->callback([args] { run_partition(*args); });
 }

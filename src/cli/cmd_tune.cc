@@ -1,6 +1,7 @@
 // tessera tune MODEL... --backends LIST [--backend-spec FILE]... [--cache DB]
 //   [--plan OUT.json | --plan-dir DIR] [--mpi] [--report R.json] [-j N] [--threads T] [--search S]
 //   [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
+//   [--max-rel-error E] [--calibration NAME=FILE.npy]...
 // = `partition --cost measure` with a persistent cost database (CONTRACTS.md), for one model or
 // several sharing one database (a function two models share is measured once).
 //
@@ -38,6 +39,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "accuracy_options.h"
 #include "commands.h"
 #include "distributed_tune.h"
 #include "measure_progress.h"
@@ -85,6 +87,7 @@ struct TuneArgs {
   double timeout_s = 10;
   bool no_coalesce = false;
   bool no_verify = false;
+  AccuracyOptions accuracy;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -214,6 +217,7 @@ void run_tune(const TuneArgs& a) {
       ModelOptions mo{path, a.input_shapes};
       graphs.push_back(mo.load());
     }
+    const AccuracyBudget budget = a.accuracy.budget();
     std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
     std::unique_ptr<CostDatabase> db;
     if (rank0) db = CostDatabase::open(db_path);
@@ -311,12 +315,13 @@ void run_tune(const TuneArgs& a) {
       po.coalesce = !a.no_coalesce;
       if (a.mpi) po.database = db.get();
       po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
-      PartitionOutcome outcome = partition_graph(graphs[m], backends, model, po);
+      // Under --max-rel-error E > 0: search, verify end to end, tighten (budgeted_partition.h).
+      PartitionOutcome outcome = partition_within_budget(graphs[m], backends, model, po, budget);
       for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
       // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
       if (!a.no_verify) {
         set_compute_threads(a.threads);
-        std::vector<std::string> lines = verify_plan(graphs[m], backends, model, po, outcome, db.get(), true);
+        std::vector<std::string> lines = verify_plan(graphs[m], backends, model, po, outcome, db.get(), true, budget);
         if (!lines.empty()) std::fprintf(stderr, "tessera: end to end, %d thread%s:\n", a.threads, a.threads == 1 ? "" : "s");
         for (const std::string& l : lines) std::fprintf(stderr, "  %s\n", l.c_str());
       }
@@ -334,6 +339,7 @@ void run_tune(const TuneArgs& a) {
       std::printf("%s: %zu partitions, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
                   plan.model.c_str(), plan.partitions.size(), ms, measured, report.invalid, report.from_database);
       for (const auto& [backend, n] : per_backend) std::printf("  %-8s %4d partitions\n", backend.c_str(), n);
+      if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
     }
     report.measured_per_rank[0] += model.stats().measured - before;
     report.wall_s = seconds_since(t0);
@@ -371,6 +377,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_flag("--no-verify", args->no_verify,
                 "skip the end-to-end comparison with single-backend plans (the search's plan is returned as is)");
+  args->accuracy.add_to(*cmd);
   cmd->callback([args] { run_tune(*args); });
 }
 

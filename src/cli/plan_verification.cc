@@ -1,6 +1,8 @@
 #include "plan_verification.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "tessera/error.h"
 #include "tessera/verified_choice.h"
@@ -9,19 +11,44 @@ namespace tessera::cli {
 
 std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
                                      const CostModel& model, const PartitionOptions& options,
-                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure) {
+                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                                     const AccuracyBudget& budget) {
   if (options.search != "collage") return {};
+  const double E = budget.max_rel_error;
+  const std::vector<std::string> reduced = reduced_precision_backends(backends);
+  auto is_reduced = [&](const std::string& name) { return std::find(reduced.begin(), reduced.end(), name) != reduced.end(); };
+  // Under E = 0 the plans are fp32: reduced backends are not offered to the single plans either.
+  std::vector<BackendSpec> offered;
+  for (const BackendSpec& b : backends)
+    if (E > 0 || !is_reduced(b.name)) offered.push_back(b);
+  std::unique_ptr<PlanErrorCheck> check;
+  if (E > 0) check = std::make_unique<PlanErrorCheck>(graph, budget);
+  const std::string calibration = E > 0 ? calibration_fingerprint(graph, budget) : "";
+
   std::vector<PlanContender> contenders;
   contenders.push_back({options.search, outcome.plan, {}, false, {}});
-  for (const BackendSpec& b : backends) {
+  for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;
     single.search = "single:" + b.name;
+    single.allow = nullptr;
+    Plan plan;
     try {
-      contenders.push_back({single.search, partition_graph(graph, backends, model, single).plan, {}, false, {}});
+      plan = partition_graph(graph, offered, model, single).plan;
     } catch (const UserError&) {
-      // No plan with that backend (e.g. it covers nothing the fallback cannot): not a contender.
+      continue;   // No plan with that backend (e.g. it covers nothing the fallback cannot): not a contender.
     }
+    if (check) {
+      // The single plan's fallback is fp32, so only its reduced partitions can break the budget.
+      const double err = check->error(plan);
+      if (err > E) {
+        std::fprintf(stderr, "tessera: %s is not a contender: end-to-end relative error %.3g > --max-rel-error %g\n",
+                     single.search.c_str(), err, E);
+        continue;
+      }
+      plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
+    }
+    contenders.push_back({single.search, std::move(plan), {}, false, {}});
   }
   VerifyOptions vo;
   vo.may_measure = may_measure;

@@ -1,12 +1,19 @@
 // The verified-choice step shared by `tune` and `partition --cost measure` (verified_choice.h):
 // the search's plan and one `single:<backend>` plan per backend (fallbacks such as ref aside)
 // compared end to end; the fastest replaces outcome.plan and the figures are recorded in it.
+//
+// Accuracy (budgeted_partition.h): a contender on a reduced-precision backend (single:onednn_bf16)
+// is one only under a budget E > 0, and then only if its end-to-end error on the calibration
+// inputs is within E. Under E > 0 every contender's error is measured and recorded in its
+// Plan::accuracy, so whichever wins carries its own verified error; the search's plan carries the
+// one partition_within_budget measured. A plan over the budget is never returned.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "search/partitioner.h"
+#include "runtime/budgeted_partition.h"
 #include "tessera/cost_database.h"
 
 namespace tessera::cli {
@@ -15,6 +22,7 @@ namespace tessera::cli {
 // there was nothing to compare. `may_measure` = false only looks latencies up in `database`.
 std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
                                      const CostModel& model, const PartitionOptions& options,
-                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure);
+                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                                     const AccuracyBudget& budget = {});
 
 }  // namespace tessera::cli

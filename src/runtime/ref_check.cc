@@ -46,6 +46,7 @@ TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& ref
     c.reason = "type " + to_string(actual.type) + " vs " + to_string(reference.type);
     return c;
   }
+  c.rel_error = relative_l2_error(actual, reference);
   std::vector<double> a = as_doubles(actual), r = as_doubles(reference);
   const bool exact = !is_float(actual.type.dtype);
   double scale = 1.0;
@@ -110,6 +111,7 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
     CheckedValue cv{model.value(v).name, "", compare_tensors(actual[i], expected[static_cast<size_t>(v)], tol)};
     report.ok = report.ok && cv.result.ok;
     report.max_abs_error = std::max(report.max_abs_error, cv.result.max_abs_error);
+    report.max_rel_error = std::max(report.max_rel_error, cv.result.rel_error);
     report.outputs.push_back(std::move(cv));
   }
   return report;

@@ -38,7 +38,8 @@ Graph model(const std::string& name) {
 }  // namespace
 
 TEST_CASE("Built-in specs load and build rules", "[backend_spec]") {
-  CHECK(builtin_backend_names() == std::vector<std::string>{"ref", "eigen", "onednn", "blas", "tvm", "byoc", "xnnpack", "halide"});
+  CHECK(builtin_backend_names() ==
+        std::vector<std::string>{"ref", "eigen", "onednn", "blas", "tvm", "byoc", "xnnpack", "halide", "onednn_bf16"});
   for (const auto& name : builtin_backend_names()) {
     BackendSpec spec = builtin_backend_spec(name);
     CHECK(spec.name == name);

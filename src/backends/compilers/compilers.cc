@@ -21,6 +21,7 @@ const std::map<std::string, Factory>& factories() {
       {"eigen", &make_eigen_compiler},
       {"halide", &make_halide_compiler},
       {"onednn", &make_onednn_compiler},
+      {"onednn_bf16", &make_onednn_bf16_compiler},
       {"ref", &make_ref_compiler},
       {"xnnpack", &make_xnnpack_compiler},
   };

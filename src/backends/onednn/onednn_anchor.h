@@ -17,13 +17,21 @@ using dnnl::prop_kind;
 using tag = memory::format_tag;
 constexpr auto f32 = memory::data_type::f32;
 
-inline memory::desc any_md(const Dims& d) { return memory::desc(d, f32, tag::any); }
+inline memory::desc any_md(const Dims& d, memory::data_type t = f32) { return memory::desc(d, t, tag::any); }
 
 // `shape` right-aligned to rank `rank` with leading 1s.
 inline Dims padded(const Shape& shape, size_t rank) {
   Dims d(rank, 1);
   std::copy(shape.begin(), shape.end(), d.end() - static_cast<std::ptrdiff_t>(shape.size()));
   return d;
+}
+
+// Plain row-major descriptor of type t (the f32 one's dims, a scalar as [1]).
+inline memory::desc plain_md(const Dims& d, memory::data_type t) {
+  const Dims dims = onednn::plain_md(d).dims();
+  Dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return memory::desc(dims, t, strides);
 }
 
 inline bool commutative(algorithm a) {

@@ -10,7 +10,8 @@ namespace {
 
 class OnednnFunction final : public CompiledFunction {
  public:
-  OnednnFunction(const Graph& fn, dnnl::engine engine) : CompiledFunction(fn), fn_(fn), program_(fn_, engine) {}
+  OnednnFunction(const Graph& fn, dnnl::engine engine, onednn::Precision precision)
+      : CompiledFunction(fn), fn_(fn), program_(fn_, engine, precision) {}
   size_t workspace_bytes() const override { return program_.workspace_bytes(); }
 
  protected:
@@ -25,29 +26,40 @@ class OnednnFunction final : public CompiledFunction {
 
 class OnednnCompiler final : public BackendCompiler {
  public:
-  OnednnCompiler() : engine_(dnnl::engine::kind::cpu, 0) {}
-  std::string name() const override { return "onednn"; }
+  explicit OnednnCompiler(onednn::Precision precision)
+      : precision_(precision), engine_(dnnl::engine::kind::cpu, 0) {}
+  std::string name() const override { return precision_ == onednn::Precision::bf16 ? "onednn_bf16" : "onednn"; }
+  std::string precision() const override { return precision_ == onednn::Precision::bf16 ? "bf16" : "f32"; }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    return "tessera-onednn 3; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 3; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {
+    if (precision_ == onednn::Precision::bf16) {
+      std::string why;
+      if (!cpu_has_native_bf16(&why)) throw KernelUnsupported("onednn_bf16: " + why);
+    }
     try {
-      return std::make_unique<OnednnFunction>(fn, engine_);
+      return std::make_unique<OnednnFunction>(fn, engine_, precision_);
     } catch (const dnnl::error& e) {
-      throw KernelUnsupported(std::string("onednn: ") + e.what());
+      throw KernelUnsupported(name() + ": " + e.what());
     }
   }
 
  private:
+  onednn::Precision precision_;
   dnnl::engine engine_;
 };
 
 }  // namespace
 
-std::unique_ptr<BackendCompiler> make_onednn_compiler() { return std::make_unique<OnednnCompiler>(); }
+std::unique_ptr<BackendCompiler> make_onednn_compiler() { return std::make_unique<OnednnCompiler>(onednn::Precision::f32); }
+
+std::unique_ptr<BackendCompiler> make_onednn_bf16_compiler() {
+  return std::make_unique<OnednnCompiler>(onednn::Precision::bf16);
+}
 
 }  // namespace tessera

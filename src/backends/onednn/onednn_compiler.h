@@ -25,16 +25,29 @@
 // cached against the input's pointer (a new pointer reorders again); weights that are constants
 // of the function are reordered at compile time.
 //
+// Precision variant `onednn_bf16` (the same compiler, Precision::bf16): convolutions, deconvolutions
+// and matmuls/Gemms read bf16 sources and weights (reorders f32 -> bf16 in front of them; weights
+// once, cached), accumulate in f32 and write f32, so post-ops, every other primitive and the
+// function's boundary stay f32. A function with no such anchor is KernelUnsupported (it would be
+// onednn under another name), and so is every function on a CPU without native bf16
+// (onednn_bf16.cc): oneDNN would emulate bf16 there, slower than f32.
+//
 // Anything else (an op oneDNN lacks, a dtype other than f32, MaxPool's Indices, Gemm with
 // alpha != 1) is KernelUnsupported: no fallback to another backend's kernels.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "tessera/backend_compiler.h"
 
 namespace tessera {
 
 std::unique_ptr<BackendCompiler> make_onednn_compiler();
+std::unique_ptr<BackendCompiler> make_onednn_bf16_compiler();
+
+// Whether this CPU computes bf16 natively (AVX512_BF16 or AMX-BF16, from cpuid, and oneDNN's
+// dispatcher allowed to use it); when not, `why` says what is missing.
+bool cpu_has_native_bf16(std::string* why = nullptr);
 
 }  // namespace tessera

@@ -57,12 +57,14 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
   const bool has_bias = b != kNoValue;
   const memory::desc bias_md = plain_md({O});
   dnnl::primitive_attr attr;
+  const memory::data_type ct = compute_type();
+  if (ct != f32) computes_in_bf16_ = true;
   if (!transposed) {
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                                          any_md(xd), any_md(wdims), bias_md, any_md(yd), st, dl, pl, pr)
+                                                          any_md(xd, ct), any_md(wdims, ct), bias_md, any_md(yd), st, dl, pl, pr)
                         : dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                                          any_md(xd), any_md(wdims), any_md(yd), st, dl, pl, pr);
+                                                          any_md(xd, ct), any_md(wdims, ct), any_md(yd), st, dl, pl, pr);
       return dnnl::convolution_forward::primitive_desc(d, a, engine_);
     }, [&](const auto& pd) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
@@ -73,9 +75,9 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
   } else {
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto d = has_bias ? dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            any_md(xd), any_md(wdims), bias_md, any_md(yd), st, dl, pl, pr)
+                                                            any_md(xd, ct), any_md(wdims, ct), bias_md, any_md(yd), st, dl, pl, pr)
                         : dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            any_md(xd), any_md(wdims), any_md(yd), st, dl, pl, pr);
+                                                            any_md(xd, ct), any_md(wdims, ct), any_md(yd), st, dl, pl, pr);
       return dnnl::deconvolution_forward::primitive_desc(d, a, engine_);
     }, [&](const auto& pd) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
@@ -118,14 +120,20 @@ void OnednnProgram::build_matmul(size_t n) {
     b_md = plain_md(bd);
   }
   const bool const_b = fn_.value(b).kind != ValueKind::Intermediate && yd.size() == 2;
+  // In bf16 the operands are converted to plain bf16 (weights: once, cached; activations: a
+  // reorder step per run, which also resolves a transposed view).
+  const memory::data_type ct = compute_type();
+  if (ct != f32) computes_in_bf16_ = true;
+  const memory::desc a_ct = ct == f32 ? a_md : plain_md(a_md.dims(), ct);
+  const memory::desc b_ct = ct == f32 ? b_md : plain_md(b_md.dims(), ct);
   dnnl::primitive_attr attr;
   finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
-    const memory::desc w = const_b ? any_md(b_md.dims()) : b_md;
-    auto d = c != kNoValue ? dnnl::matmul::desc(a_md, w, bias_md, plain_md(yd)) : dnnl::matmul::desc(a_md, w, plain_md(yd));
+    const memory::desc w = const_b ? any_md(b_md.dims(), ct) : b_ct;
+    auto d = c != kNoValue ? dnnl::matmul::desc(a_ct, w, bias_md, plain_md(yd)) : dnnl::matmul::desc(a_ct, w, plain_md(yd));
     return dnnl::matmul::primitive_desc(d, at, engine_);
   }, [&](const auto& pd) {
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, view_mem(a, a_md)},
-                                         {DNNL_ARG_WEIGHTS, weights_mem(b, b_md, pd.weights_desc())}};
+    const memory weights = const_b ? weights_mem(b, b_md, pd.weights_desc()) : compute_src(b, b_md, b_ct);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, compute_src(a, a_md, a_ct)}, {DNNL_ARG_WEIGHTS, weights}};
     if (c != kNoValue) args[DNNL_ARG_BIAS] = view_mem(c, bias_md);
     return args;
   });

@@ -12,14 +12,28 @@ memory::desc plain_md(const Dims& dims) {
   return memory::desc(dims.empty() ? Dims{1} : dims, memory::data_type::f32, dims.empty() ? Dims{1} : strides);
 }
 
-OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine)
-    : fn_(fn), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
+OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision)
+    : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
       alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
   for (const Value& v : fn.values)
     if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
       throw KernelUnsupported("onednn: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
   build();
+  if (precision_ == Precision::bf16 && !computes_in_bf16_)
+    throw KernelUnsupported("onednn_bf16: no convolution or matmul in the function, nothing would run in bf16 (onednn runs it)");
+}
+
+memory::data_type OnednnProgram::compute_type() const {
+  return precision_ == Precision::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+memory OnednnProgram::compute_src(ValueId v, const memory::desc& user_md, const memory::desc& want) {
+  memory m = view_mem(v, user_md);
+  if (want == user_md) return m;
+  memory to = new_mem(want);
+  add_reorder(m, to);
+  return to;
 }
 
 void OnednnProgram::unsupported(const Node& node, const std::string& why) const {

@@ -47,9 +47,13 @@ struct EltwiseOp {
   float alpha = 0.0f, beta = 0.0f;
 };
 
+// The data type convolutions and matmuls read their source and weights in (onednn_compiler.h):
+// f32 for `onednn`, bf16 for `onednn_bf16`. Accumulation and every other value stay f32.
+enum class Precision { f32, bf16 };
+
 class OnednnProgram {
  public:
-  OnednnProgram(const Graph& fn, dnnl::engine engine);
+  OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision = Precision::f32);
 
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
@@ -76,6 +80,11 @@ class OnednnProgram {
   // through a final reorder.
   memory dst_mem(ValueId v, const memory::desc& md);
   memory new_mem(const memory::desc& md);
+  // The source operand of a conv/matmul as the primitive reads it: v seen through the f32
+  // `user_md`, converted by a reorder step (every run) when the primitive wants another type.
+  memory compute_src(ValueId v, const memory::desc& user_md, const memory::desc& want);
+  // The data type of conv/matmul sources and weights.
+  memory::data_type compute_type() const;
   Dims dims_of(ValueId v) const;
   void add_reorder(const memory& from, const memory& to);
 
@@ -120,6 +129,7 @@ class OnednnProgram {
 
  private:
   const Graph& fn_;
+  Precision precision_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   FunctionFrame frame_;
@@ -134,6 +144,7 @@ class OnednnProgram {
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
   size_t owned_bytes_ = 0;
+  bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
 };
 
 }  // namespace tessera::onednn

@@ -75,4 +75,19 @@ uint16_t float_to_half(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen
 float bfloat16_to_float(uint16_t b) { return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b)); }
 uint16_t float_to_bfloat16(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f)); }
 
+double relative_l2_error(const HostTensor& actual, const HostTensor& reference) {
+  if (!(actual.type == reference.type)) return INFINITY;
+  if (actual.type.dtype != DType::f32) return actual.bytes == reference.bytes ? 0.0 : INFINITY;
+  const std::span<const float> a = actual.as<float>(), r = reference.as<float>();
+  double diff = 0.0, norm = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(r[i]);
+    diff += d * d;
+    norm += static_cast<double>(r[i]) * r[i];
+  }
+  if (!std::isfinite(diff) || !std::isfinite(norm)) return INFINITY;
+  if (norm == 0.0) return diff == 0.0 ? 0.0 : INFINITY;
+  return std::sqrt(diff / norm);
+}
+
 }  // namespace tessera

@@ -28,7 +28,8 @@ const char* embedded_text(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& builtin_backend_names() {
-  static const std::vector<std::string> names{"ref", "eigen", "onednn", "blas", "tvm", "byoc", "xnnpack", "halide"};
+  static const std::vector<std::string> names{"ref",    "eigen",   "onednn", "blas",       "tvm",
+                                              "byoc",   "xnnpack", "halide", "onednn_bf16"};
   return names;
 }
 

@@ -1,0 +1,170 @@
+// Search, verify, tighten: partition_within_budget (src/runtime/budgeted_partition.h).
+#include "runtime/budgeted_partition.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "backends/ref/interpreter.h"
+#include "backends/ref/ref_kernels.h"
+#include "search/accuracy_budget.h"
+#include "tessera/backend_compiler.h"
+#include "tessera/error.h"
+#include "tessera/executor.h"
+#include "tessera/model_data.h"
+#include "tessera/structural_hash.h"
+
+namespace tessera {
+
+struct PlanErrorCheck::Data {
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> expected;   // ref's fp32 outputs, per graph output
+};
+
+PlanErrorCheck::PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget)
+    : graph_(graph), seed_(budget.seed), data_(std::make_unique<Data>()) {
+  data_->inputs = model_inputs(graph, budget.seed, budget.calibration);
+  const Graph model = with_seeded_weights(graph, budget.seed);   // what Executor runs
+  std::map<ValueId, HostTensor> bindings;
+  for (size_t i = 0; i < model.inputs.size(); ++i) bindings[model.inputs[i]] = data_->inputs[i];
+  std::vector<HostTensor> all = interpret(model, make_ref_kernels(), bindings);
+  for (ValueId v : model.outputs) data_->expected.push_back(std::move(all[static_cast<size_t>(v)]));
+}
+
+PlanErrorCheck::~PlanErrorCheck() = default;
+
+// One compute thread, so that the number in the plan does not depend on the machine's thread count.
+double PlanErrorCheck::error(const Plan& plan) const {
+  const int threads = compute_threads();
+  set_compute_threads(1);
+  struct Restore {
+    int threads;
+    ~Restore() { set_compute_threads(threads); }
+  } restore{threads};
+  ExecutorOptions options;
+  options.seed = seed_;
+  Executor executor(graph_, plan, options);
+  const std::vector<HostTensor>& actual = executor.run(data_->inputs);
+  double worst = 0.0;
+  for (size_t i = 0; i < actual.size(); ++i) worst = std::max(worst, relative_l2_error(actual[i], data_->expected[i]));
+  return worst;
+}
+
+std::vector<std::string> reduced_precision_backends(const std::vector<BackendSpec>& backends) {
+  std::vector<std::string> out;
+  const std::vector<std::string> real = backend_compiler_names();
+  for (const BackendSpec& b : backends)
+    if (std::binary_search(real.begin(), real.end(), b.name) && make_backend_compiler(b.name)->precision() != "f32")
+      out.push_back(b.name);
+  return out;
+}
+
+std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& budget) {
+  const std::string seeded = "seeded:" + std::to_string(budget.seed);
+  if (budget.calibration.empty()) return seeded;
+  uint64_t h = fnv1a64("tessera.calibration/1");
+  for (const auto& [name, t] : budget.calibration) {   // std::map: name order
+    h = fnv1a64(name, h);
+    h = fnv1a64(to_string(t.type), h);
+    h = fnv1a64(std::string_view(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size()), h);
+  }
+  std::string fp = "npy:" + hash_hex(h);
+  if (budget.calibration.size() < graph.inputs.size()) fp += "," + seeded;
+  return fp;
+}
+
+PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                         const CostModel& model, const PartitionOptions& options,
+                                         const AccuracyBudget& budget) {
+  const double E = budget.max_rel_error;
+  if (!std::isfinite(E) || E < 0) throw UserError("--max-rel-error", "", "must be a finite number >= 0");
+  const std::vector<std::string> reduced_names = reduced_precision_backends(backends);
+  if (E == 0) {   // fp32 plans exactly: the reduced backends are not offered at all
+    std::vector<BackendSpec> fp32;
+    for (const BackendSpec& b : backends)
+      if (std::find(reduced_names.begin(), reduced_names.end(), b.name) == reduced_names.end()) fp32.push_back(b);
+    if (fp32.empty())
+      throw UserError("--backends", "", "only reduced-precision backends; with --max-rel-error 0 a plan needs an fp32 one");
+    return partition_graph(graph, fp32, model, options);
+  }
+  if (options.search != "collage")
+    throw UserError("--search", options.search, "an accuracy budget (--max-rel-error) needs --search collage");
+  const std::vector<std::string> real = backend_compiler_names();
+  for (const BackendSpec& b : backends)
+    if (!std::binary_search(real.begin(), real.end(), b.name))
+      throw UserError("--backends", b.name, "cannot run here, and --max-rel-error verifies plans by running them");
+
+  const std::set<std::string> reduced(reduced_names.begin(), reduced_names.end());
+  const PlanErrorCheck check(graph, budget);
+  CostDatabase in_memory;   // later rounds reuse the first round's costs even without --cache
+  PartitionOptions po = options;
+  if (!po.database) po.database = &in_memory;
+
+  // One round: search under proxy budget B, then verify.
+  struct Round {
+    PartitionOutcome outcome;
+    double proxy = 0.0, error = 0.0, budget = 0.0;
+  };
+  auto round_at = [&](double B) {
+    std::vector<double> error;
+    po.allow = [&](const SearchProblem& problem) {
+      error.assign(problem.candidates.size(), -1.0);
+      for (size_t i = 0; i < problem.candidates.size(); ++i) {
+        if (!reduced.count(problem.candidates[i].backend)) continue;
+        const auto& measured = i < problem.errors.size() ? problem.errors[i] : std::nullopt;
+        error[i] = measured ? *measured : budget_prior_error(problem, static_cast<int>(i));
+      }
+      return choose_within_budget(problem, error, B).allowed;
+    };
+    Round r{partition_graph(graph, backends, model, po), 0.0, 0.0, B};
+    for (int c : r.outcome.search.chosen)
+      if (error[static_cast<size_t>(c)] >= 0) r.proxy += error[static_cast<size_t>(c)];
+    r.error = check.error(r.outcome.plan);
+    return r;
+  };
+
+  // Tighten while the plan fails, loosen while it holds with room to spare; keep the cheapest
+  // verified plan. `fail` is the smallest proxy budget whose plan failed.
+  std::optional<Round> best;
+  double B = E, fail = INFINITY;
+  int rounds = 0;
+  while (rounds < budget.max_rounds) {
+    Round r = round_at(B);
+    ++rounds;
+    double next;
+    if (r.error <= E) {
+      const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
+      if (!best || r.outcome.plan.total_cost < best->outcome.plan.total_cost) best = std::move(r);
+      if (same_as_best) break;   // more budget bought nothing
+      next = B * std::clamp(0.9 * E / std::max(best->error, 1e-12), 1.0, 8.0);
+      if (next >= fail) next = std::sqrt(B * fail);
+      if (next <= B * 1.05) break;
+    } else {
+      if (r.proxy == 0.0) break;   // no reduced candidate left: tightening cannot help
+      fail = std::min(fail, B);
+      next = best ? std::sqrt(best->budget * fail) : r.proxy * std::min(0.5, 0.9 * E / r.error);
+      if (best && fail <= best->budget * 1.05) break;
+    }
+    B = next;
+  }
+  if (!best) {   // nothing held: the fp32 plan, from the fp32 backends alone (no reduced candidate at all)
+    std::vector<BackendSpec> fp32;
+    for (const BackendSpec& b : backends)
+      if (!reduced.count(b.name)) fp32.push_back(b);
+    if (fp32.empty())
+      throw UserError("--max-rel-error", format_plan_number(E),
+                      "no plan of the reduced-precision backends meets it and --backends has no fp32 one to fall back on");
+    PartitionOptions fo = po;
+    fo.allow = nullptr;
+    Round r{partition_graph(graph, fp32, model, fo), 0.0, 0.0, 0.0};
+    r.error = check.error(r.outcome.plan);
+    best = std::move(r);
+    ++rounds;
+  }
+  best->outcome.plan.accuracy = PlanAccuracy{E, calibration_fingerprint(graph, budget), best->error, best->proxy, rounds};
+  return std::move(best->outcome);
+}
+
+}  // namespace tessera

@@ -1,0 +1,86 @@
+// partition_within_budget: the cheapest plan found whose end-to-end relative error against fp32
+// stays within a budget E, verified on calibration inputs (--max-rel-error E).
+//
+// Terms. A *reduced* backend computes in lower precision than fp32 (BackendCompiler::precision()
+// != "f32": onednn_bf16). The error of a plan is max over graph outputs of
+// ||y - y_fp32||_2 / ||y_fp32||_2, y_fp32 being ref's fp32 interpretation of the whole model on the
+// same inputs and weights. Calibration inputs: --calibration NAME=FILE.npy where given, seeded
+// random (model_data.h, `seed`) otherwise, with the model's weights (seeded where it has none).
+//
+// Method (search, then verify; tighten or loosen):
+//   round(B): partition_graph with CollageOptions::allowed from choose_within_budget(problem, e, B)
+//             (search/accuracy_budget.h: Lagrangian on the proxy sum of candidate errors e_i <= B)
+//          -> run the plan on the calibration inputs (Executor, 1 compute thread) -> error err
+//   B = E first. A plan with err > E: B shrinks (below its proxy: proxy * min(1/2, 0.9 E / err),
+//   or halfway, geometrically, to the last B that held). A plan with err <= E is kept if it is the
+//   cheapest verified so far, and B grows by 0.9 E / err (at most 8x, at most halfway to the
+//   smallest B that failed): the sum proxy is conservative (independent roundings add roughly in
+//   quadrature, and later layers often damp them), so the first verified plan usually leaves
+//   budget unused. Stops after `max_rounds`, when more budget buys the same plan, when the two ends
+//   meet within 5%, or when a failing plan has no reduced candidate left.
+//   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all).
+//
+// Guarantee: the plan's verified error on the calibration inputs is <= E (recorded in
+// Plan::accuracy), unless it is the fp32 fallback (then it is fp32's own rounding difference
+// from ref, ~1e-6, reported as it is). On other inputs it is a measurement, not a bound: held-out
+// inputs should be checked (`tessera run --check --input ...` prints the relative error).
+// Cost: per round one partition_graph (costs come from the cost database after the first, so a
+// round is enumeration + a few tens of searches) and one compile + run of the plan; one ref
+// interpretation of the model in all.
+//
+// E = 0 (the default): reduced backends are dropped from the backend list before partition_graph,
+// so the plan is exactly the fp32 plan of the other backends; nothing is run, nothing recorded.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/partitioner.h"
+#include "tessera/host_tensor.h"
+
+namespace tessera {
+
+struct AccuracyBudget {
+  double max_rel_error = 0.0;                      // E; 0 = fp32 plans
+  std::map<std::string, HostTensor> calibration;   // input name -> data; the rest seeded random
+  uint64_t seed = 0;                               // seeded inputs and missing weights
+  int max_rounds = 6;                              // search + verify rounds at most (+1 fp32 fallback)
+};
+
+// The backends whose compiler computes below fp32 (onednn_bf16), in `backends` order.
+std::vector<std::string> reduced_precision_backends(const std::vector<BackendSpec>& backends);
+
+// "seeded:<seed>" when nothing is given, else "npy:<hash of names and bytes>" (+ ",seeded:<seed>"
+// when some inputs are still seeded random).
+std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& budget);
+
+// The end-to-end relative error of plans on the budget's calibration inputs: ref's fp32 outputs
+// are computed once (construction), each error() compiles and runs one plan (1 compute thread).
+// Used by every round of partition_within_budget and by end-to-end verification (the CLI's
+// verify_plan), so that no contender that breaks the budget can be returned.
+class PlanErrorCheck {
+ public:
+  PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget);
+  ~PlanErrorCheck();
+  PlanErrorCheck(const PlanErrorCheck&) = delete;
+  PlanErrorCheck& operator=(const PlanErrorCheck&) = delete;
+  // max over graph outputs of ||y - y_fp32||_2 / ||y_fp32||_2.
+  double error(const Plan& plan) const;
+
+ private:
+  struct Data;
+  const Graph& graph_;
+  uint64_t seed_;
+  std::unique_ptr<Data> data_;
+};
+
+// partition_graph under the budget (see the header comment). Throws UserError for a negative or
+// non-finite E, E > 0 with a search other than collage, or a backend that cannot run here.
+PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                         const CostModel& model, const PartitionOptions& options,
+                                         const AccuracyBudget& budget);
+
+}  // namespace tessera
