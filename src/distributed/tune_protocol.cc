@@ -70,8 +70,10 @@ std::string encode(const Message& m) {
                  return json{{"t", "job"}, {"id", x.id}, {"req", x.request}, {"h", x.hash}, {"b", x.backend}};
                },
                [](const Result& r) {
-                 return json{{"t", "result"}, {"id", r.id}, {"c", r.entry.cost.to_string()},
-                             {"s", r.entry.spread}, {"n", r.entry.samples}};
+                 json j{{"t", "result"}, {"id", r.id}, {"c", r.entry.cost.to_string()},
+                        {"s", r.entry.spread}, {"n", r.entry.samples}};
+                 if (r.entry.error) j["e"] = *r.entry.error;   // precision variants' measured error
+                 return j;
                },
                [](const Stop& s) { return json{{"t", "stop"}, {"why", s.why}}; },
                [](const Failure& f) { return json{{"t", "failure"}, {"what", f.what}}; }},
@@ -109,6 +111,11 @@ Message decode(std::string_view text) {
     double spread = r.number("s");
     if (!(spread >= 0)) throw ProtocolError("message 'result': field 's' is negative");
     res.entry = CostEntry{*c, spread, static_cast<int64_t>(r.count("n"))};
+    if (j.contains("e")) {
+      double e = r.number("e");
+      if (!(e >= 0)) throw ProtocolError("message 'result': field 'e' is negative");
+      res.entry.error = e;
+    }
     return res;
   }
   if (r.type == "stop") return Stop{r.str("why")};

@@ -10,7 +10,7 @@
 //                                                  of every request key against its own: a
 //                                                  mismatch stops the run (exit 2, names hosts)
 //                                   ◀─────────── job {id, req, h, b}      (up to `slots` at once)
-//   result {id, c, s, n}             ───────────▶ appended to the cost database on arrival
+//   result {id, c, s, n[, e]}        ───────────▶ appended to the cost database on arrival
 //   failure {what}                   ───────────▶ the run stops with the rank's message
 //                                   ◀─────────── stop {why}               (no more jobs: exit)
 //

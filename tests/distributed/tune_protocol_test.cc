@@ -45,7 +45,8 @@ TEST_CASE("messages survive encode/decode") {
   CHECK(std::get<Job>(j).backend == "onednn");
 
   for (const CostEntry& e : {CostEntry{Cost::value(1.25e-5), 3.0e-7, 50}, CostEntry{Cost::invalid("crashed: signal 11\ttab \"q\""), 0.0, 0},
-                             CostEntry{Cost::unknown(), 0.0, 0}}) {
+                             CostEntry{Cost::unknown(), 0.0, 0},
+                             CostEntry{Cost::value(6.0e-6), 1.0e-7, 20, 2.25e-3}}) {   // a bf16 measurement's error
     Message r = decode(encode(Result{9, e}));
     REQUIRE(std::holds_alternative<Result>(r));
     CHECK(std::get<Result>(r).id == 9);
