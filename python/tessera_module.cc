@@ -3,6 +3,8 @@
 //   model = tessera.Model("m.onnx", input_shapes={"x": (1, 3, 224, 224)})
 //   plan = tessera.partition(model, backends=["ref", "onednn"], cost="roofline")
 //   plan = tessera.tune(model, backends=[...], cache="costs.db")       # measured costs
+//   plan = tessera.tune(model, backends=["ref", "onednn", "onednn_bf16"], max_rel_error=0.01,
+//                       calibration={"x": array})                       # bf16 under a budget
 //   plan.save("plan.json"); plan = tessera.Plan.load("plan.json")
 //   session = tessera.Session(model, plan, threads=1)
 //   outputs = session.run({"x": array})                                 # {name: ndarray}
@@ -25,10 +27,13 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 
 #include "py_convert.h"
+#include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
@@ -72,10 +77,33 @@ std::string default_cost(const std::vector<BackendSpec>& backends) {
   return "measure";
 }
 
+// The accuracy budget of partition/tune (CLI: --max-rel-error, --calibration): `calibration` maps
+// input names to arrays (converted to the input's dtype as Session.run converts them).
+AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::object& calibration) {
+  AccuracyBudget budget;
+  budget.max_rel_error = max_rel_error;
+  if (calibration.is_none()) return budget;
+  if (!max_rel_error) throw UserError("calibration", "", "only means something with max_rel_error > 0");
+  for (const auto& item : calibration.cast<py::dict>()) {
+    const std::string name = py::str(item.first).cast<std::string>();
+    const TensorInfo* input = nullptr;
+    for (const TensorInfo& t : model.inputs())
+      if (t.name == name) input = &t;
+    if (!input) throw UserError(model.path(), name, "calibration: the model has no input of this name");
+    py::array a = as_input_array(item.second, *input, model.path());
+    HostTensor t(TensorType{input->type.dtype, array_shape(a)});
+    std::memcpy(t.bytes.data(), a.data(), t.bytes.size());
+    budget.calibration.emplace(name, std::move(t));
+  }
+  return budget;
+}
+
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
-                 const std::optional<std::string>& cache, int jobs, bool coalesce) {
+                 const std::optional<std::string>& cache, int jobs, bool coalesce, double max_rel_error,
+                 const py::object& calibration) {
   std::vector<std::string> names = backend_names(backends_arg);
+  const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   py::gil_scoped_release release;
   if (!is_search_name(search))
     throw UserError("search", "", "unknown search '" + search + "' (expected collage, greedy, exhaustive or single:<backend>)");
@@ -93,7 +121,8 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   options.threads = jobs;
   options.database = db.get();
   options.coalesce = coalesce;
-  PartitionOutcome outcome = partition_graph(model.graph(), backends, *cost_model, options);
+  // max_rel_error = 0 (the default) is partition_graph on the fp32 backends (budgeted_partition.h).
+  PartitionOutcome outcome = partition_within_budget(model.graph(), backends, *cost_model, options, budget);
   return plan_from_text(plan_to_json_text(outcome.plan, model.graph()), model.path());
 }
 
@@ -208,6 +237,8 @@ PYBIND11_MODULE(tessera, m) {
       .def_property_readonly("cost_model", [](const PyPlan& p) { return plan_field(p, "cost_model"); })
       .def_property_readonly("model_fingerprint", [](const PyPlan& p) { return plan_field(p, "model_fingerprint"); })
       .def_property_readonly("input_shapes", [](const PyPlan& p) { return plan_field(p, "input_shapes"); })
+      .def_property_readonly("accuracy", [](const PyPlan& p) { return plan_field(p, "accuracy"); },
+                             "{max_rel_error, calibration, verified_error, proxy_error, rounds}, or None (fp32 plan)")
       .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
       .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
       .def("backends", [](const PyPlan& p) {
@@ -223,15 +254,15 @@ PYBIND11_MODULE(tessera, m) {
   m.def("partition", &make_plan, "the cheapest acyclic partition plan (tessera partition)", py::arg("model"),
         py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
-        py::arg("coalesce") = true);
+        py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
-           const std::vector<std::string>& specs, int jobs) {
-          return make_plan(model, backends, "measure", search, specs, cache, jobs, true);
+           const std::vector<std::string>& specs, int jobs, double max_rel_error, const py::object& calibration) {
+          return make_plan(model, backends, "measure", search, specs, cache, jobs, true, max_rel_error, calibration);
         },
         "partition with measured costs kept in a cost database (tessera tune)", py::arg("model"), py::arg("backends"),
         py::arg("cache") = py::none(), py::arg("search") = "collage", py::arg("backend_specs") = std::vector<std::string>{},
-        py::arg("jobs") = 1);
+        py::arg("jobs") = 1, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed) {

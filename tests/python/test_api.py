@@ -104,6 +104,26 @@ class PlanTest(unittest.TestCase):
                 tessera.Plan.load(bad)
             self.assertIn("bad.json", str(e.exception))
 
+    def test_max_rel_error_budgets_bf16_and_records_the_verified_error(self):
+        model = tessera.Model(CONV)
+        backends = ["ref", "onednn", "onednn_bf16"]
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "costs.db")
+            fp32 = tessera.tune(model, backends=backends, cache=cache)
+            self.assertIsNone(fp32.accuracy)
+            self.assertNotIn("onednn_bf16", fp32.backends())
+            x = np.random.default_rng(7).standard_normal(model.inputs[0][1]).astype(np.float32)
+            plan = tessera.tune(model, backends=backends, cache=cache, max_rel_error=0.5,
+                                calibration={model.inputs[0][0]: x})
+            self.assertIsNotNone(plan.accuracy)
+            self.assertLessEqual(plan.accuracy["verified_error"], 0.5)
+            self.assertEqual(plan.accuracy["max_rel_error"], 0.5)
+            self.assertTrue(plan.accuracy["calibration"].startswith("npy:"))
+            again = tessera.partition(model, backends=backends, cost="measure", cache=cache, max_rel_error=0.5)
+            self.assertEqual(again.accuracy["calibration"], "seeded:0")
+        with self.assertRaises(tessera.Error):
+            tessera.partition(model, backends=backends, cost="roofline", max_rel_error=-1.0)
+
 
 class SessionTest(unittest.TestCase):
     def test_run_matches_the_cli_run_output_dir(self):
