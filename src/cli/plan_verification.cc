@@ -62,10 +62,10 @@ std::vector<std::string> verify_plan(const Graph& graph, const std::vector<Backe
     const PlanContender& c = contenders[i];
     char buf[160];
     if (c.latency_ms)
-      std::snprintf(buf, sizeof buf, "%-16s %9.3f ms  (%s)%s", c.label.c_str(), *c.latency_ms,
+      std::snprintf(buf, sizeof buf, "%-20s %9.3f ms  (%s)%s", c.label.c_str(), *c.latency_ms,
                     c.measured_now ? "measured now" : "from the database", i == best ? "  <- chosen" : "");
     else
-      std::snprintf(buf, sizeof buf, "%-16s %12s  (%s)", c.label.c_str(), "-",
+      std::snprintf(buf, sizeof buf, "%-20s %12s  (%s)", c.label.c_str(), "-",
                     c.failed.empty() ? "not measured" : "does not run here");
     lines.push_back(buf);
   }
