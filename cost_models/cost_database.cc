@@ -116,6 +116,7 @@ std::optional<std::pair<CostKey, CostEntry>> CostDatabase::decode_record(std::st
     if (!cost) return std::nullopt;
     CostKey key{j.at("h").get<std::string>(), j.at("b").get<std::string>(), j.at("d").get<std::string>(),
                 j.at("m").get<std::string>()};
+    if (!j.at("n").is_number_integer()) return std::nullopt;   // get<int64_t> of 1e300 is UB
     CostEntry entry{*cost, j.at("s").get<double>(), j.at("n").get<int64_t>()};
     return std::make_pair(std::move(key), entry);
   } catch (const json::exception&) {

@@ -55,6 +55,7 @@
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
 #include "tune_report.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {
@@ -312,7 +313,7 @@ void run_tune(const TuneArgs& a) {
       if (a.mpi) po.database = db.get();
       po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
       PartitionOutcome outcome = partition_graph(graphs[m], backends, model, po);
-      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
       // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
       if (!a.no_verify) {
         set_compute_threads(a.threads);
