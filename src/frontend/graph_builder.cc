@@ -229,8 +229,10 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   } while (fold_shape_computations(g, known, folded) > 0);
   require_known_types(g, known, folded, file);
   for (const Value& v : g.values) check_size(v.type, file, "value '" + v.name + "'");
-  mark_shaping_constants(g);
+  // Marked on the nodes that remain: a constant only a folded node read is no shaping operand of
+  // this graph, and its JSON form, which has no folded nodes, must re-import equal (json_graph.h).
   Graph built = drop_folded_nodes(std::move(g), folded);
+  mark_shaping_constants(built);
   check_windows(built, file);
   return built;
 }
