@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -113,7 +114,8 @@ std::optional<std::pair<CostKey, CostEntry>> CostDatabase::decode_record(std::st
   try {
     json j = json::parse(text);
     auto cost = Cost::parse(j.at("c").get<std::string>());
-    if (!cost) return std::nullopt;
+    // No measurement is infinite: such a record (hand-made or damaged) would price plans at "inf".
+    if (!cost || (cost->is_value() && !std::isfinite(cost->number()))) return std::nullopt;
     CostKey key{j.at("h").get<std::string>(), j.at("b").get<std::string>(), j.at("d").get<std::string>(),
                 j.at("m").get<std::string>()};
     if (!j.at("n").is_number_integer()) return std::nullopt;   // get<int64_t> of 1e300 is UB

@@ -64,7 +64,8 @@ Cost read_cost(const nlohmann::json& j, const std::string& file, const std::stri
     return Cost::value(x);
   }
   if (j.is_string()) {
-    if (auto c = Cost::parse(j.get<std::string>())) return *c;
+    // "inf" parses as a cost but is no plan's: it would be written back as bare `inf`, not JSON.
+    if (auto c = Cost::parse(j.get<std::string>()); c && (!c->is_value() || std::isfinite(c->number()))) return *c;
   }
   throw UserError(file, place, "expected a cost (a number, \"unknown\" or \"invalid(...)\")");
 }
