@@ -68,3 +68,17 @@ write("constant_value_float_int.onnx",
 write("name_not_utf8.onnx",
       model_with([helper.make_node("Relu", ["x"], ["y"], name="rXXX")]).replace(b"rXXX", b"r\xff\xfe\x01"),
       "is not valid UTF-8")
+
+# Found by fuzz_onnx (docs/fuzzing.md): a Conv weight of another rank than its input crashed ONNX's
+# own shape inference (a null read in convPoolShapeInference).
+import numpy as np  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
+write("conv_weight_rank.onnx",
+      model_with([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+                 [numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])]),
+      "node 'conv' (Conv): weight 'w' has rank 4 but input 'x' has rank 2; they must be equal")
+write("pool_stride_zero.onnx",
+      model_with([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3], strides=[0, 2])], [],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]),
+      "node 'pool' (MaxPool): strides 0 is outside [1, 2^31)")
