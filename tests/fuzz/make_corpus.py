@@ -4,7 +4,9 @@
 Real files are copied (models, specs, profiles); this makes the small ones that have no real
 counterpart in the tree: tiny ONNX models (pooling and convolution with symbolic dimensions,
 initializers, Constant nodes), .npy files of every accepted dtype and header version, and
-cost-database lines with their CRCs. Plans come from the CLI (scripts/fuzz.sh --seed-plans).
+cost-database lines with their CRCs, and one message of each kind of a distributed tune. Plans are
+written by `tessera partition` (boundaries_verified.json: mock costs with boundaries, plus a
+"verified" section by hand).
 Run with Debian's /usr/bin/python3 (numpy, onnx): /usr/bin/python3 tests/fuzz/make_corpus.py
 """
 import io
@@ -92,6 +94,23 @@ def cost_db_seeds():
     out("cost_db", "three.db", a + b + c)
     out("cost_db", "torn_tail.db", a + b[: len(b) // 2])
     out("cost_db", "one.db", c)
+    # tune's end-to-end verdicts (verified_choice.h): backend "plan", a latency or why it did not run.
+    out("cost_db", "plan_verdicts.db", record("5d1e0c3b9a887766", "plan", "host/5c1d", "measure/1", "0.00042", 0.0, 15)
+        + record("5d1e0c3b9a887767", "plan", "host/5c1d", "measure/1", "invalid(no kernel for Conv)", 0.0, 0))
+
+
+def mpi_message_seeds():
+    # One of each message of a distributed tune (src/distributed/tune_protocol.h), as encode() writes them.
+    def msg(name, **fields):
+        out("mpi_message", name, json.dumps(fields, separators=(",", ":"), sort_keys=True))
+    msg("hello.json", t="hello", rank=1, host="node1", machine="AMD EPYC/isa-0011aabb", measure="measure/1/abc",
+        threads=1, slots=2, requests=40, digest="d1g3")
+    msg("job.json", t="job", id=7, req=12, h="00ff00ff00ff00ff", b="onednn")
+    msg("result.json", t="result", id=9, c="1.25e-05", s=3e-07, n=50)
+    msg("result_invalid.json", t="result", id=3, c="invalid(crashed: signal 11)", s=0.0, n=0)
+    msg("result_unknown.json", t="result", id=4, c="unknown", s=0.0, n=0)
+    msg("stop.json", t="stop", why="done")
+    msg("failure.json", t="failure", what="rank 2: cannot import model")
 
 
 def copies():
@@ -106,6 +125,10 @@ def copies():
         "backends": {"ref": {"per_op": 2.0}, "onednn": {"per_op": 1.0, "decay": 0.8, "overhead": 0.5, "op": {"Conv": 0.4}}},
         "boundaries": {"default": {"latency": 1.0, "per_byte": 0.0}, "pairs": {"onednn->ref": {"latency": 2.5, "per_byte": 0.001}}},
         "transfer": {"latency": 2.0, "per_byte": 0.001}}, indent=1))
+    out("mock_costs", "boundaries_pairs.json", json.dumps({
+        "format": "tessera.mock_costs", "version": 1,
+        "backends": {"ref": {"per_op": 2.0, "op": {"Relu": 0.1}}, "onednn": {"per_op": 1.0, "op": {"Relu": 5.0}}},
+        "boundaries": {"default": {"latency": 0.1, "per_byte": 0.00001}}}))
     # Patterns: every pattern text of the built-in specs, one per file.
     k = 0
     for f in sorted(os.listdir(os.path.join(ROOT, "data/backends"))):
@@ -118,9 +141,11 @@ def copies():
 
 
 if __name__ == "__main__":
-    for loader in ("onnx", "json_graph", "backend_spec", "pattern", "npy", "cost_db", "mock_costs", "device_profile"):
+    for loader in ("onnx", "json_graph", "backend_spec", "pattern", "npy", "cost_db", "mock_costs", "device_profile",
+                   "mpi_message"):
         shutil.rmtree(os.path.join(CORPUS, loader), ignore_errors=True)
     onnx_seeds()
     npy_seeds()
     cost_db_seeds()
+    mpi_message_seeds()
     copies()
