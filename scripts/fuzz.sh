@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (fuzz/, docs/fuzzing.md) from their seed corpora.
 #
-#   scripts/fuzz.sh                      smoke: 5 s per target (what CI runs)
+#   scripts/fuzz.sh                      smoke: 5 s per target
+#   scripts/fuzz.sh --ci                 the same, as CI runs it (scripts/test.sh)
 #   scripts/fuzz.sh --seconds 600        a campaign: 10 minutes per target
 #   scripts/fuzz.sh --seconds 60 onnx plan    only these targets
 #   options: --build-dir DIR (default build-fuzz; configured and built with clang if needed),
-#            --no-build (use DIR as it is), --jobs N (targets run N at a time, default 1)
+#            --no-build (use DIR as it is), --jobs N (targets run N at a time, default 1),
+#            --ci (what scripts/test.sh runs: seed 1 and a fresh working corpus, so a run does
+#            not depend on what earlier campaigns left in DIR/fuzz-corpus)
 #
 # Each target fuzzes a working corpus DIR/fuzz-corpus/<loader> (seeded from
 # tests/fuzz/corpus/<loader>/, kept between runs, so campaigns accumulate); crashes, leaks and
@@ -15,14 +18,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=5 build=build-fuzz do_build=1 jobs=1 targets=()
+seconds=5 build=build-fuzz do_build=1 jobs=1 ci=0 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --build-dir) build="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --ci) ci=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "fuzz: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -30,12 +34,16 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=($(ls tests/fuzz/corpus))
 
 if [ "$do_build" = 1 ]; then
+  mkdir -p "$build"
+  log="$build/fuzz-build.log" start=$SECONDS
   if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON >"$build.log" 2>&1 ||
-      { tail -n 40 "$build.log" >&2; echo "fuzz: configure FAILED" >&2; exit 1; }
+    cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON >"$log" 2>&1 ||
+      { tail -n 40 "$log" >&2; echo "fuzz: configure FAILED" >&2; exit 1; }
   fi
-  cmake --build "$build" -j"${JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}") >"$build.log" 2>&1 ||
-    { tail -n 40 "$build.log" >&2; echo "fuzz: build FAILED (log: $build.log)" >&2; exit 1; }
+  # Only the targets: the rest of the tree (CLI, every backend, Python) is not needed to fuzz.
+  cmake --build "$build" -j"${JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}") >>"$log" 2>&1 ||
+    { tail -n 40 "$log" >&2; echo "fuzz: build FAILED (log: $log)" >&2; exit 1; }
+  echo "fuzz: targets built in $((SECONDS - start)) s (log: $log)"
 fi
 
 # Leaks in uninstrumented third-party libraries would fail every run: suppressed by name in
@@ -46,9 +54,14 @@ export TMPDIR="${TMPDIR:-/tmp}"
 
 run_one() {
   local loader=$1 work="$build/fuzz-corpus/$1" art="$build/fuzz-artifacts/$1/" log="$build/fuzz-logs/$1.log"
+  local extra=()
+  if [ "$ci" = 1 ]; then
+    work="$build/fuzz-corpus-ci/$1" extra=(-seed=1)
+    rm -rf "$work"
+  fi
   mkdir -p "$work" "$art" "$(dirname "$log")"
   local status=0
-  "$build/fuzz/fuzz_$loader" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  "$build/fuzz/fuzz_$loader" "${extra[@]}" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -max_len=1048576 -artifact_prefix="$art" "$work" "tests/fuzz/corpus/$loader" >"$log" 2>&1 || status=$?
   local execs eps cov corp
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
