@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI's sanitizer stage (run by .ci/run after the normal suite; docs/fuzzing.md): one clang build
+# The sanitizer run of the suite, by hand (not in CI: a second, sanitized compile does not fit its
+# time on the 2-core CI machine; CI runs the fuzz smoke only, scripts/test.sh). One clang build
 # with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ that has both the tests and
 # the libFuzzer targets (one sanitized compile for both), then
 #   1. ctest in build-asan/: by default the unit tests of the libraries the loaders live in (the
