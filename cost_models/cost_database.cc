@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -114,9 +115,11 @@ std::optional<std::pair<CostKey, CostEntry>> CostDatabase::decode_record(std::st
   try {
     json j = json::parse(text);
     auto cost = Cost::parse(j.at("c").get<std::string>());
-    if (!cost) return std::nullopt;
+    // No measurement is infinite: such a record (hand-made or damaged) would price plans at "inf".
+    if (!cost || (cost->is_value() && !std::isfinite(cost->number()))) return std::nullopt;
     CostKey key{j.at("h").get<std::string>(), j.at("b").get<std::string>(), j.at("d").get<std::string>(),
                 j.at("m").get<std::string>()};
+    if (!j.at("n").is_number_integer()) return std::nullopt;   // get<int64_t> of 1e300 is UB
     CostEntry entry{*cost, j.at("s").get<double>(), j.at("n").get<int64_t>()};
     if (auto e = j.find("e"); e != j.end()) entry.error = e->get<double>();
     return std::make_pair(std::move(key), entry);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tessera/error.h"
+#include "tessera/text.h"
 
 namespace tessera::cost_detail {
 
@@ -32,6 +33,9 @@ json JsonFields::parse(std::string_view text) const {
       }
     }
     throw UserError(file_, std::to_string(line) + ":" + std::to_string(col), "invalid JSON");
+  } catch (const json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(file_, "", "invalid JSON: " + json_error_text(e.what()));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -15,6 +16,7 @@
 #include "tessera/error.h"
 #include "tessera/plan.h"
 #include "tessera/structural_hash.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {
@@ -62,7 +64,8 @@ Cost read_cost(const nlohmann::json& j, const std::string& file, const std::stri
     return Cost::value(x);
   }
   if (j.is_string()) {
-    if (auto c = Cost::parse(j.get<std::string>())) return *c;
+    // "inf" parses as a cost but is no plan's: it would be written back as bare `inf`, not JSON.
+    if (auto c = Cost::parse(j.get<std::string>()); c && (!c->is_value() || std::isfinite(c->number()))) return *c;
   }
   throw UserError(file, place, "expected a cost (a number, \"unknown\" or \"invalid(...)\")");
 }
@@ -385,7 +388,9 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
   if (j.contains("stats") && j["stats"].is_object()) {
     const auto& s = j["stats"];
     auto num = [&](const char* k, auto& out) {
-      if (s.contains(k) && s[k].is_number()) out = s[k].get<std::decay_t<decltype(out)>>();
+      using T = std::decay_t<decltype(out)>;
+      // Integer counts only from integers: get<int64_t> of 1e300 would be undefined behaviour.
+      if (s.contains(k) && (std::is_integral_v<T> ? s[k].is_number_integer() : s[k].is_number())) out = s[k].get<T>();
     };
     num("candidates", plan.stats.candidates);
     num("states", plan.stats.states);
@@ -426,6 +431,9 @@ Plan read_plan_file(const std::string& path, const Graph& graph) {
     j = nlohmann::json::parse(ss.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw UserError(path, "byte " + std::to_string(e.byte), "not valid JSON");
+  } catch (const nlohmann::json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(path, "", "not valid JSON: " + json_error_text(e.what()));
   }
   return plan_from_json(j, path, graph);
 }

@@ -22,6 +22,7 @@
 #include "tessera/error.h"
 #include "tessera/measured_cost_model.h"
 #include "tessera/plan.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {
@@ -110,7 +111,7 @@ void run_partition(const PartitionArgs& a) {
   options.coalesce = !a.no_coalesce;
   options.measure_wholes = model->name() == "measure";
   PartitionOutcome outcome = partition_within_budget(graph, backends, *model, options, budget);
-  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
   // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
   if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false, budget);
 

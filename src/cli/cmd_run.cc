@@ -26,6 +26,7 @@
 #include "tessera/npy.h"
 #include "tessera/plan.h"
 #include "tessera/ref_check.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {
@@ -93,7 +94,7 @@ void run_run(const RunArgs& a) {
   }
   Executor executor(graph, plan, options);
   for (const std::string& s : executor.codegen_skipped())
-    std::fprintf(stderr, "tessera: warning: not compiled, runs on ref kernels: %s\n", s.c_str());
+    std::fprintf(stderr, "tessera: warning: not compiled, runs on ref kernels: %s\n", printable(s).c_str());
 
   std::optional<CheckReport> report;
   if (a.check) report = check_against_ref(executor, inputs);

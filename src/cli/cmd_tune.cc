@@ -57,6 +57,7 @@
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
 #include "tune_report.h"
+#include "tessera/text.h"
 
 namespace tessera::cli {
 namespace {
@@ -317,7 +318,7 @@ void run_tune(const TuneArgs& a) {
       po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
       // Under --max-rel-error E > 0: search, verify end to end, tighten (budgeted_partition.h).
       PartitionOutcome outcome = partition_within_budget(graphs[m], backends, model, po, budget);
-      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", l.c_str());
+      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
       // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
       if (!a.no_verify) {
         set_compute_threads(a.threads);

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "tessera/error.h"
+#include "tessera/text.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tessera: search-based partition optimizer for neural networks"};
@@ -28,13 +29,14 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    std::fprintf(stderr, "tessera: %s (see --help)\n", what.c_str());
+    std::fprintf(stderr, "tessera: %s (see --help)\n", tessera::printable(what).c_str());
     return 2;
   } catch (const tessera::UserError& e) {
-    std::fprintf(stderr, "tessera: %s\n", e.what());
+    // The one place a user error leaves the CLI: names from models are escaped here (text.h).
+    std::fprintf(stderr, "tessera: %s\n", tessera::printable(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessera: internal error: %s\n", e.what());
+    std::fprintf(stderr, "tessera: internal error: %s\n", tessera::printable(e.what()).c_str());
     return 1;
   }
   return 0;

@@ -1,6 +1,9 @@
 // Encoding and validated decoding of distributed-tune messages (see tune_protocol.h).
 #include "tune_protocol.h"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace tessera::distributed {
@@ -107,10 +110,13 @@ Message decode(std::string_view text) {
     res.id = r.count("id");
     std::string cost = r.str("c");
     std::optional<Cost> c = Cost::parse(cost);
-    if (!c) throw ProtocolError("message 'result': field 'c' = '" + cost + "' is not a cost");
+    if (!c || (c->is_value() && !std::isfinite(c->number()))) throw ProtocolError("message 'result': field 'c' = '" + cost + "' is not a cost");
     double spread = r.number("s");
     if (!(spread >= 0)) throw ProtocolError("message 'result': field 's' is negative");
-    res.entry = CostEntry{*c, spread, static_cast<int64_t>(r.count("n"))};
+    const uint64_t samples = r.count("n");
+    if (samples > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw ProtocolError("message 'result': field 'n' = " + std::to_string(samples) + " is out of range");
+    res.entry = CostEntry{*c, spread, static_cast<int64_t>(samples)};
     if (j.contains("e")) {
       double e = r.number("e");
       if (!(e >= 0)) throw ProtocolError("message 'result': field 'e' is negative");

@@ -11,9 +11,49 @@
 #include "window_check.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
+#include "tessera/text.h"
+#include "tessera/limits.h"
 
 namespace tessera::detail {
 namespace {
+
+// Resource limits (limits.h): a graph of more nodes, or a tensor of more elements, is refused with
+// a clear message instead of being allocated.
+void check_size(const TensorType& t, const std::string& file, const std::string& place) {
+  if (std::string why = size_limit_problem(t); !why.empty()) throw UserError(file, place, why);
+}
+
+// Every name and string goes into JSON sooner or later (plans, `print --json`), and JSON holds
+// only UTF-8; ONNX files are not checked by protobuf, so this is where a bad byte is caught.
+void check_utf8(const std::string& text, const std::string& file, const std::string& place) {
+  if (!is_valid_utf8(text)) throw UserError(file, place, "'" + text + "' is not valid UTF-8");
+}
+
+void check_strings(const RawGraph& raw, const std::string& file) {
+  check_utf8(raw.name, file, "graph name");
+  for (const auto& [name, _] : raw.inputs) check_utf8(name, file, "graph input");
+  for (const auto& [name, _] : raw.constants) check_utf8(name, file, "constant");
+  for (const std::string& name : raw.outputs) check_utf8(name, file, "graph output");
+  for (const RawNode& n : raw.nodes) {
+    const std::string place = n.place.empty() ? "node" : n.place;
+    for (const std::string* s : {&n.name, &n.op, &n.domain}) check_utf8(*s, file, place);
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (const std::string& s : *list) check_utf8(s, file, place);
+    for (const auto& [key, a] : n.attrs) {
+      check_utf8(key, file, place + ": attribute");
+      if (auto s = std::get_if<std::string>(&a)) check_utf8(*s, file, place + ": attribute '" + key + "'");
+      if (auto v = std::get_if<std::vector<std::string>>(&a))
+        for (const std::string& s : *v) check_utf8(s, file, place + ": attribute '" + key + "'");
+    }
+  }
+}
+
+// A Constant's attribute as the type its name says; another type (value_float: 3) is the file's error.
+template <class T>
+const T& constant_attr(const RawNode& n, const std::string& name, const Attribute& a, const std::string& file) {
+  if (auto v = std::get_if<T>(&a)) return *v;
+  throw UserError(file, "node '" + n.name + "'", "Constant's attribute '" + name + "' has the wrong type");
+}
 
 // A Constant node's value as a Tensor, or nullopt if it holds something tessera does not model.
 std::optional<Tensor> constant_value(const RawNode& n, const std::string& file) {
@@ -25,16 +65,17 @@ std::optional<Tensor> constant_value(const RawNode& n, const std::string& file) 
     if (name == "value") {
       if (auto t = std::get_if<Tensor>(&a)) return *t;
     } else if (name == "value_float") {
-      float f = static_cast<float>(std::get<double>(a));
+      float f = static_cast<float>(constant_attr<double>(n, name, a, file));
       return scalar(DType::f32, &f, 4, {});
     } else if (name == "value_int") {
-      int64_t i = std::get<int64_t>(a);
+      int64_t i = constant_attr<int64_t>(n, name, a, file);
       return scalar(DType::i64, &i, 8, {});
     } else if (name == "value_floats") {
-      std::vector<float> f(std::get<std::vector<double>>(a).begin(), std::get<std::vector<double>>(a).end());
+      const auto& d = constant_attr<std::vector<double>>(n, name, a, file);
+      std::vector<float> f(d.begin(), d.end());
       return scalar(DType::f32, f.data(), f.size() * 4, {static_cast<int64_t>(f.size())});
     } else if (name == "value_ints") {
-      const auto& v = std::get<std::vector<int64_t>>(a);
+      const auto& v = constant_attr<std::vector<int64_t>>(n, name, a, file);
       return scalar(DType::i64, v.data(), v.size() * 8, {static_cast<int64_t>(v.size())});
     }
   }
@@ -116,6 +157,14 @@ Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
 }  // namespace
 
 Graph build_graph(RawGraph raw, const std::string& file) {
+  // 0. Resource limits, before anything is sized by what the file claims.
+  if (raw.nodes.size() > kMaxGraphNodes)
+    throw UserError(file, "", std::to_string(raw.nodes.size()) + " nodes, more than tessera's limit of " +
+                                  std::to_string(kMaxGraphNodes));
+  for (const auto& [name, type] : raw.inputs) check_size(type, file, "graph input '" + name + "'");
+  for (const auto& [name, t] : raw.constants) check_size(t.type, file, "constant '" + name + "'");
+  check_strings(raw, file);
+
   // 1. Constant nodes become constants.
   std::vector<RawNode> nodes;
   name_nodes(raw.nodes);
@@ -179,8 +228,11 @@ Graph build_graph(RawGraph raw, const std::string& file) {
     infer_shapes(g, known, folded, file);
   } while (fold_shape_computations(g, known, folded) > 0);
   require_known_types(g, known, folded, file);
-  mark_shaping_constants(g);
+  for (const Value& v : g.values) check_size(v.type, file, "value '" + v.name + "'");
+  // Marked on the nodes that remain: a constant only a folded node read is no shaping operand of
+  // this graph, and its JSON form, which has no folded nodes, must re-import equal (json_graph.h).
   Graph built = drop_folded_nodes(std::move(g), folded);
+  mark_shaping_constants(built);
   check_windows(built, file);
   return built;
 }

@@ -3,12 +3,14 @@
 // cannot silently change a graph.
 #include "tessera/json_graph.h"
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <set>
 
 #include "graph_builder.h"
 #include "tessera/error.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {
@@ -69,6 +71,14 @@ class Reader {
       double v = j[i].is_boolean() ? j[i].get<bool>() : j[i].get<double>();
       void* dst = bytes->data() + i * dtype_size(t.dtype);
       auto put = [&](auto x) { std::memcpy(dst, &x, sizeof x); };
+      // An integer element must fit its dtype (converting 1e300 to int32 is undefined behaviour).
+      auto fits = [&](double lo, double hi) {
+        if (!(v >= lo && v <= hi)) fail(p, "value out of range for " + std::string(dtype_name(t.dtype)));
+      };
+      if (t.dtype == DType::i64 && !j[i].is_number_integer()) fits(-0x1p63, 0x1p63 - 1024);
+      if (t.dtype == DType::i32) fits(INT32_MIN, INT32_MAX);
+      if (t.dtype == DType::i8) fits(INT8_MIN, INT8_MAX);
+      if (t.dtype == DType::u8 || t.dtype == DType::boolean) fits(0, UINT8_MAX);
       switch (t.dtype) {
         case DType::f32: put(static_cast<float>(v)); break;
         case DType::f64: put(v); break;
@@ -189,6 +199,9 @@ Graph import_json(const std::string& path, const ImportOptions& options) {
     std::string what = e.what();
     auto at = what.find("at line");
     throw UserError(path, "", "JSON syntax error " + (at == std::string::npos ? what : what.substr(at)));
+  } catch (const json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(path, "", "invalid JSON: " + json_error_text(e.what()));
   }
   return graph_from_json(j, path, options);
 }

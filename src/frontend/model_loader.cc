@@ -26,6 +26,7 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& text, const s
     std::string d = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos)
       throw UserError(flag, "'" + text + "'", "dimension '" + d + "' is not a positive integer");
+    if (d.size() > 12) throw UserError(flag, "'" + text + "'", "dimension '" + d + "' is too large");
     shape.push_back(std::stoll(d));
     if (x == std::string::npos) break;
     pos = x + 1;

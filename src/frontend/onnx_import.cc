@@ -14,6 +14,7 @@
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "tessera/onnx_tensor.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {
@@ -214,7 +215,7 @@ std::string symbolic_hint(const std::string& path, const ImportOptions& options,
 // larger than its input, shapes that no longer agree), the error says which input dimensions were
 // symbolic and gives an --input-shape with which the model does import.
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
-  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
+  auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", printable(w).c_str()); };
   std::vector<DefaultedInput> defaulted;
   // Warnings wait for the outcome: a failed import prints one line, the error, which says it all.
   std::vector<std::string> warnings;

@@ -1,10 +1,12 @@
 #include "tessera/onnx_tensor.h"
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "tessera/error.h"
+#include "tessera/limits.h"
 
 namespace tessera {
 namespace {
@@ -21,10 +23,17 @@ TensorData read_external(const onnx::TensorProto& t, const std::string& where, c
                          size_t expected, const std::function<void(const std::string&)>& warn) {
   std::string location;
   int64_t offset = 0, length = -1;
+  auto count = [&](const std::string& key, const std::string& text) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+      throw UserError(where, "external data " + key, "'" + text + "' is not a byte count");
+    return v;
+  };
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    if (kv.key() == "offset") offset = std::stoll(kv.value());
-    if (kv.key() == "length") length = std::stoll(kv.value());
+    if (kv.key() == "offset") offset = count("offset", kv.value());
+    if (kv.key() == "length") length = count("length", kv.value());
   }
   if (location.empty()) throw UserError(where, "", "external data without a location");
   std::filesystem::path path = std::filesystem::path(base_dir) / location;
@@ -57,6 +66,7 @@ Tensor tensor_from_onnx(const onnx::TensorProto& t, const std::string& where, co
     if (d < 0) throw UserError(where, "", "negative dimension " + std::to_string(d));
     out.type.shape.push_back(d);
   }
+  if (std::string why = size_limit_problem(out.type); !why.empty()) throw UserError(where, "", why);
   const size_t expected = out.type.bytes();
   if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     out.data = read_external(t, where, base_dir, expected, warn);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tessera/error.h"
+#include "tessera/limits.h"
 #include "tessera/onnx_export.h"
 
 namespace tessera::detail {
@@ -74,9 +75,41 @@ std::optional<TensorType> to_tensor_type(const onnx::TypeProto& t) {
   return out;
 }
 
+// What ONNX's own inference does not check before it crashes (both found by fuzz_onnx,
+// tests/inputs/bad/conv_weight_rank.onnx and pool_stride_zero.onnx): its convPoolShapeInference
+// divides by the strides (a 0 is SIGFPE), and takes the kernel's spatial size from a Conv weight,
+// indexing the (input rank - 2) dilations with it (a weight of another rank reads past an empty
+// vector). The ranges are the ref kernels' own (src/backends/ref/window.cc).
+void check_before_inference(const Graph& g, const std::vector<char>& known, const std::vector<char>& skip,
+                            const std::string& file) {
+  static const std::set<std::string> kWindowOps = {"Conv",    "ConvTranspose", "ConvInteger", "QLinearConv",
+                                                   "MaxPool", "AveragePool",   "LpPool",      "MaxUnpool"};
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    if (skip[id] || !n.domain.empty() || !kWindowOps.count(n.op)) continue;
+    const std::string place = "node '" + n.name + "' (" + n.op + ")";
+    for (const char* name : {"kernel_shape", "strides", "dilations"})
+      for (int64_t v : attr_ints(n.attrs, name, {}))
+        if (v < 1 || v > kMaxTensorElements)
+          throw UserError(file, place, std::string(name) + " " + std::to_string(v) + " is outside [1, 2^31)");
+    for (int64_t v : attr_ints(n.attrs, "pads", {}))
+      if (v < 0 || v > kMaxTensorElements) throw UserError(file, place, "pads " + std::to_string(v) + " is outside [0, 2^31)");
+    if (n.op != "Conv" && n.op != "ConvTranspose" && n.op != "ConvInteger") continue;
+    if (n.inputs.size() < 2 || n.inputs[0] == kNoValue || n.inputs[1] == kNoValue) continue;
+    if (!known[n.inputs[0]] || !known[n.inputs[1]]) continue;
+    const Value& x = g.value(n.inputs[0]);
+    const Value& w = g.value(n.inputs[1]);
+    if (x.type.rank() != w.type.rank())
+      throw UserError(file, place,
+                      "weight '" + w.name + "' has rank " + std::to_string(w.type.rank()) + " but input '" + x.name +
+                          "' has rank " + std::to_string(x.type.rank()) + "; they must be equal");
+  }
+}
+
 }  // namespace
 
 void infer_shapes(Graph& g, std::vector<char>& known, const std::vector<char>& skip, const std::string& file) {
+  check_before_inference(g, known, skip, file);
   onnx::ModelProto m = inference_model(g, known, skip);
   try {
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),

@@ -1,6 +1,8 @@
 #include "tessera/tensor_type.h"
+#include "tessera/limits.h"
 
 #include <array>
+#include <limits>
 
 namespace tessera {
 namespace {
@@ -47,8 +49,18 @@ std::optional<DType> dtype_from_onnx(int onnx_type) {
 
 int64_t TensorType::numel() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d <= 0) return 0;
+    if (__builtin_mul_overflow(n, d, &n)) n = std::numeric_limits<int64_t>::max();
+  }
   return n;
+}
+
+std::string size_limit_problem(const TensorType& t) {
+  int64_t n = t.numel();
+  if (n <= kMaxTensorElements) return "";
+  return to_string(t) + " has " + (n == std::numeric_limits<int64_t>::max() ? "more than 2^63" : std::to_string(n)) +
+         " elements, more than tessera's limit of " + std::to_string(kMaxTensorElements) + " per tensor";
 }
 
 std::string shape_to_string(const Shape& s) {

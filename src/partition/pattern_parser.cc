@@ -2,6 +2,9 @@
 //
 //   pattern := '*' | 'const' | ops [ '(' [ pattern { ',' pattern } ] ')' ]
 //   ops     := IDENT { '|' IDENT }
+//
+// Nesting is limited to kMaxDepth levels: the parser, printing and matching all recurse, and a
+// fused kernel deeper than that is not a pattern anyone writes (it would be a stack overflow).
 #include <cctype>
 
 #include "tessera/error.h"
@@ -9,6 +12,8 @@
 
 namespace tessera {
 namespace {
+
+constexpr int kMaxDepth = 64;
 
 class Parser {
  public:
@@ -70,6 +75,7 @@ class Parser {
     if (!take('(')) return Pattern::op(std::move(ops), {}, /*any_args=*/true);
     std::vector<PatternPtr> args;
     if (take(')')) return Pattern::op(std::move(ops), std::move(args));
+    if (++depth_ > kMaxDepth) fail("patterns nest at most " + std::to_string(kMaxDepth) + " levels deep");
     while (true) {
       args.push_back(pattern());
       if (take(')')) break;
@@ -79,6 +85,7 @@ class Parser {
                                  : "expected ',' or ')', found the end");
       }
     }
+    --depth_;
     return Pattern::op(std::move(ops), std::move(args));
   }
 
@@ -86,6 +93,7 @@ class Parser {
   const std::string& file_;
   const std::string& field_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -11,7 +11,15 @@
 
 namespace tessera {
 
-Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& options)
+// A KernelError (a kernel rejecting a node's shapes or attributes) while compiling or running a
+// user's model means the model, as imported, promised what no kernel can do: a 3x3 pool over a
+// symbolic dim bound to 1, an index out of range in an input. It is reported as the model's error,
+// naming the file and the node (the kernel's message names it), never as an internal error.
+namespace {
+std::string kernel_error_text(const KernelError& e) { return std::string("cannot run: ") + e.what(); }
+}  // namespace
+
+Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& options) try
     : model_(with_seeded_weights(graph, options.seed)) {
   auto start = std::chrono::steady_clock::now();
   EmitOptions emit = default_emit_options(plan);
@@ -33,6 +41,8 @@ Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& 
   main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_, instances);
   for (ValueId v : module_->main.outputs) outputs_.emplace_back(module_->main.value(v).type);
   compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+} catch (const KernelError& e) {
+  throw UserError(graph.source, "", kernel_error_text(e));
 }
 
 Executor::~Executor() = default;
@@ -51,7 +61,11 @@ const std::vector<HostTensor>& Executor::run(std::span<const HostTensor> inputs,
   }
   std::vector<TensorView> out;
   for (HostTensor& t : outputs_) out.push_back(t.view());
-  main_->run(in, out, observer);
+  try {
+    main_->run(in, out, observer);
+  } catch (const KernelError& e) {
+    throw UserError(model_.source, "", kernel_error_text(e));
+  }
   return outputs_;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tessera/error.h"
+#include "tessera/limits.h"
 
 namespace tessera {
 namespace {
@@ -52,7 +53,7 @@ Shape parse_shape(const std::string& text, const std::string& file) {
     if (a == std::string::npos) continue;   // trailing comma of a 1-tuple
     size_t b = item.find_last_not_of(' ');
     std::string digits = item.substr(a, b - a + 1);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18)
       throw UserError(file, "header: shape", "bad dimension '" + digits + "'");
     shape.push_back(std::stoll(digits));
   }
@@ -92,10 +93,12 @@ HostTensor parse_npy(const std::string& bytes, const std::string& file) {
   const std::string shape_text = dict_field(header, "shape", file);
   if (shape_text.empty() || shape_text.front() != '(') throw UserError(file, "header: shape", "not a tuple");
 
-  HostTensor t(TensorType{found->dtype, parse_shape(shape_text, file)});
+  const TensorType type{found->dtype, parse_shape(shape_text, file)};
+  if (std::string why = size_limit_problem(type); !why.empty()) throw UserError(file, "header: shape", why);
   const size_t data_at = offset + header_len;
-  if (bytes.size() - data_at < t.bytes.size())
-    throw UserError(file, "data", std::to_string(bytes.size() - data_at) + " bytes, the shape needs " + std::to_string(t.bytes.size()));
+  if (bytes.size() - data_at < type.bytes())   // checked before allocating anything
+    throw UserError(file, "data", std::to_string(bytes.size() - data_at) + " bytes, the shape needs " + std::to_string(type.bytes()));
+  HostTensor t(type);
   if (!t.bytes.empty()) std::memcpy(t.bytes.data(), bytes.data() + data_at, t.bytes.size());
   return t;
 }

@@ -9,6 +9,7 @@
 
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
+#include "tessera/error.h"
 
 namespace tessera {
 namespace {
@@ -89,7 +90,12 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
   std::map<ValueId, HostTensor> bindings;
   for (size_t i = 0; i < model.inputs.size() && i < inputs.size(); ++i) bindings[model.inputs[i]] = inputs[i];
   const KernelRegistry ref = make_ref_kernels();
-  std::vector<HostTensor> expected = interpret(model, ref, bindings);
+  std::vector<HostTensor> expected;
+  try {
+    expected = interpret(model, ref, bindings);
+  } catch (const KernelError& e) {   // the model's error, as in Executor (executor.cc)
+    throw UserError(model.source, "", std::string("cannot run on ref: ") + e.what());
+  }
 
   std::unordered_map<std::string, ValueId> by_name;
   for (ValueId v = 0; v < static_cast<ValueId>(model.values.size()); ++v) by_name[model.value(v).name] = v;

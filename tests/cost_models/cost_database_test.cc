@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +64,9 @@ TEST_CASE("cost database: records round trip through the log, last record wins")
   std::string text = read_file(p);
   REQUIRE(std::count(text.begin(), text.end(), '\n') == 4);
   REQUIRE(CostDatabase::decode_record(CostDatabase::encode_record(key(5), CostEntry{Cost::unknown(), 0, 0})));
+  // An infinite cost (no measurement gives one; a hand-made "plan" record could) is not trusted.
+  const Cost inf = Cost::value(std::numeric_limits<double>::infinity());
+  REQUIRE_FALSE(CostDatabase::decode_record(CostDatabase::encode_record(key(6), CostEntry{inf, 0, 1})));
 }
 
 TEST_CASE("cost database: a torn last line and a corrupt line are skipped, appends start a fresh line") {

@@ -74,6 +74,11 @@ TEST_CASE("malformed messages are refused with a reason") {
   CHECK(decode_error("{\"t\":\"result\",\"id\":1,\"c\":\"1e-3\",\"s\":-1,\"n\":1}") == "message 'result': field 's' is negative");
   CHECK(decode_error("{\"t\":\"result\",\"id\":1,\"c\":\"1e-3\",\"s\":\"x\",\"n\":1}") ==
         "message 'result': field 's' is not a number");
+  CHECK(decode_error("{\"t\":\"result\",\"id\":1,\"c\":\"inf\",\"s\":0,\"n\":1}") ==
+        "message 'result': field 'c' = 'inf' is not a cost");
+  CHECK(decode_error("{\"t\":\"result\",\"id\":1,\"c\":\"1e-3\",\"s\":0,\"n\":9223372036854775808}") ==
+        "message 'result': field 'n' = 9223372036854775808 is out of range");
+  CHECK(decode_error("{\"t\":\"result\",\"id\":1,\"c\":\"1e-3\",\"s\":1e400,\"n\":1}") == "message is not a JSON object");
   std::string h = encode(hello(1));
   CHECK(decode_error(h.substr(0, h.size() - 1)) == "message is not a JSON object");
   std::string bad_rank = h;

@@ -2,6 +2,7 @@
 #include "backends/ref/window.h"
 
 #include <algorithm>
+#include "tessera/limits.h"
 
 namespace tessera::ref {
 
@@ -12,8 +13,14 @@ Window forward_window(const Node& n, const std::vector<int64_t>& kernel, const S
   w.kernel = attr_ints(n.attrs, "kernel_shape", kernel);
   w.strides = attr_ints(n.attrs, "strides", std::vector<int64_t>(k, 1));
   w.dilations = attr_ints(n.attrs, "dilations", std::vector<int64_t>(k, 1));
-  if (w.kernel.size() != k || w.strides.size() != k || w.dilations.size() != k)
+  if (w.kernel.size() != k || w.strides.size() != k || w.dilations.size() != k || out.size() != k)
     bad_node(n, "kernel_shape/strides/dilations do not match " + std::to_string(k) + " spatial dims");
+  // Zero-sized windows and zero strides would divide by zero below (ONNX requires all >= 1), and
+  // values past the tensor size limit would overflow the int64 arithmetic.
+  for (size_t d = 0; d < k; ++d)
+    for (int64_t v : {w.kernel[d], w.strides[d], w.dilations[d]})
+      if (v < 1 || v > kMaxTensorElements)
+        bad_node(n, "kernel_shape, strides and dilations must be in [1, 2^31) (spatial dim " + std::to_string(d) + ")");
   const std::string auto_pad = attr_string(n.attrs, "auto_pad", "NOTSET");
   w.pad_begin.assign(k, 0);
   w.pad_end.assign(k, 0);
@@ -23,6 +30,8 @@ Window forward_window(const Node& n, const std::vector<int64_t>& kernel, const S
     for (size_t d = 0; d < k; ++d) {
       w.pad_begin[d] = pads[d];
       w.pad_end[d] = pads[d + k];
+      if (pads[d] < 0 || pads[d + k] < 0 || pads[d] > kMaxTensorElements || pads[d + k] > kMaxTensorElements)
+        bad_node(n, "pads must be in [0, 2^31)");
     }
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t d = 0; d < k; ++d) {

@@ -10,6 +10,7 @@
 
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
+#include "tessera/text.h"
 
 namespace tessera {
 namespace {
@@ -193,6 +194,9 @@ BackendSpec parse_backend_spec(const std::string& json_text, const std::string& 
     auto colon = what.find(": ");
     throw UserError(file, line_column(json_text, e.byte > 0 ? e.byte - 1 : 0),
                     "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(file, "", "invalid JSON: " + json_error_text(e.what()));
   }
   return SpecReader(file).read(j);
 }

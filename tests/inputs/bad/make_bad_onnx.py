@@ -28,3 +28,57 @@ write("corrupt.onnx", b"\x08\x07\x12\xff\xff\xff\xff\x0fgarbage" * 4, "not a val
 write("opset_too_new.onnx", relu_model(18).SerializeToString(), "opset_import: opset 18 is outside the supported range 7-17")
 write("opset_too_old.onnx", relu_model(6).SerializeToString(), "opset_import: opset 6 is outside the supported range 7-17")
 write("ir_too_new.onnx", relu_model(13, ir_version=9).SerializeToString(), "ir_version: IR version 9 is newer than tessera reads")
+
+
+# Found by fuzzing (docs/fuzzing.md): absurd sizes, malformed external data, mistyped Constants.
+def model_with(nodes, inits=(), inputs=None):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph(nodes, "g", [x] if inputs is None else inputs, [y], list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def constant_int_as_float():
+    n = helper.make_node("Constant", [], ["c"], value_int=1)
+    n.attribute[0].name = "value_float"   # an INT attribute under a FLOAT attribute's name
+    return n
+
+
+def external(name, dims, **kv):
+    t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in kv.items():
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    return t
+
+
+write("huge_initializer.onnx",
+      model_with([helper.make_node("Add", ["x", "w"], ["y"])], [external("w", [1 << 20, 1 << 20], location="w.bin")]),
+      "initializer 'w': f32[1048576,1048576] has 1099511627776 elements, more than tessera's limit")
+write("external_offset_not_a_number.onnx",
+      model_with([helper.make_node("Add", ["x", "w"], ["y"])], [external("w", [4], location="w.bin", offset="12abc")]),
+      "external data offset: '12abc' is not a byte count")
+write("constant_value_float_int.onnx",
+      model_with([constant_int_as_float(), helper.make_node("Add", ["x", "c"], ["y"])]),
+      "Constant's attribute 'value_float' has the wrong type")
+# protobuf does not check ONNX's strings: a node name that is not UTF-8 (same length, patched).
+write("name_not_utf8.onnx",
+      model_with([helper.make_node("Relu", ["x"], ["y"], name="rXXX")]).replace(b"rXXX", b"r\xff\xfe\x01"),
+      "is not valid UTF-8")
+
+# Found by fuzz_onnx (docs/fuzzing.md): a Conv weight of another rank than its input crashed ONNX's
+# own shape inference (a null read in convPoolShapeInference).
+import numpy as np  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
+write("conv_weight_rank.onnx",
+      model_with([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+                 [numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])]),
+      "node 'conv' (Conv): weight 'w' has rank 4 but input 'x' has rank 2; they must be equal")
+write("pool_stride_zero.onnx",
+      model_with([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3], strides=[0, 2])], [],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]),
+      "node 'pool' (MaxPool): strides 0 is outside [1, 2^31)")
