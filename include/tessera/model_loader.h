@@ -3,7 +3,8 @@
 // Both importers produce the same frozen Graph: nodes in topological order, unique node names,
 // Constant nodes folded into constants, every value with a static TensorType (ONNX's own shape
 // inference fills in what the file does not say; symbolic dimensions are bound from
-// ImportOptions::input_shapes, and an unbound one becomes 1 with a warning naming it).
+// ImportOptions::input_shapes, and an unbound one becomes 1 with a warning naming it). ONNX
+// graphs are then simplified (simplify.h: no-op nodes removed, BatchNormalization folded).
 // Any defect of the file throws UserError("FILE: PLACE: WHAT").
 #pragma once
 
@@ -12,12 +13,15 @@
 #include <string>
 
 #include "tessera/graph.h"
+#include "tessera/simplify.h"
 
 namespace tessera {
 
 struct ImportOptions {
   std::map<std::string, Shape> input_shapes;              // --input-shape name=1x3x224x224
   std::function<void(const std::string&)> warn;           // null = print "warning: ..." to stderr
+  bool simplify = true;                                   // ONNX: simplify_graph after import (simplify.h)
+  SimplifyReport* simplified = nullptr;                   // when set, receives what simplify_graph did
 };
 
 Graph load_model(const std::string& path, const ImportOptions& options = {});

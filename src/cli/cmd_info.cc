@@ -61,6 +61,11 @@ void print_info(const nlohmann::json& j) {
   std::cout << "\nops:       ";
   for (const auto& [k, n] : j["ops"].items()) std::cout << " " << k << "=" << n;
   std::cout << "\n";
+  if (j.contains("simplified")) {
+    SimplifyReport r{j["simplified"]["removed"].get<std::vector<std::string>>(),
+                     j["simplified"]["folded"].get<std::vector<std::string>>()};
+    if (r.changed()) std::cout << "simplified: " << r.summary() << " (--no-simplify keeps them)\n";
+  }
 }
 
 }  // namespace
@@ -73,6 +78,8 @@ void add_info_command(CLI::App& app) {
   cmd->add_flag("--json", *as_json, "print one JSON object");
   cmd->callback([=] {
     nlohmann::json j = info_json(model->load());
+    const SimplifyReport& simplified = model->simplified;
+    j["simplified"] = {{"removed", simplified.removed}, {"folded", simplified.folded}};
     if (*as_json) std::cout << j.dump(2) << "\n";
     else print_info(j);
   });

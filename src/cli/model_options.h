@@ -1,4 +1,5 @@
-// The options every subcommand that reads a model shares: the model path and --input-shape.
+// The options every subcommand that reads a model shares: the model path, --input-shape and
+// --no-simplify.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,8 @@ namespace tessera::cli {
 struct ModelOptions {
   std::string path;
   std::vector<std::string> input_shapes;  // NAME=DxD...
+  bool no_simplify = false;               // --no-simplify: partition the graph exactly as exported
+  mutable SimplifyReport simplified;      // what load() simplified (ONNX import)
 
   void add_to(CLI::App& cmd);
   Graph load() const;

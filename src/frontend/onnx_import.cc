@@ -14,6 +14,7 @@
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "tessera/onnx_tensor.h"
+#include "tessera/simplify.h"
 #include "tessera/text.h"
 
 namespace tessera {
@@ -222,6 +223,10 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
   try {
     Graph g = import_once(path, options, [&](const std::string& w) { warnings.push_back(w); }, defaulted);
     for (const std::string& w : warnings) warn(w);
+    if (options.simplify) {
+      SimplifyReport report = simplify_graph(g);
+      if (options.simplified) *options.simplified = std::move(report);
+    }
     return g;
   } catch (const UserError& e) {
     if (defaulted.empty()) throw;
