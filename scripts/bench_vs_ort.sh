@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
 #
-#   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--rounds R] [--repeat N]
-#                           [--out DIR] [--no-combos] [--no-coalesce]
+#   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--backends L] [--rounds R]
+#                           [--repeat N] [--out DIR] [--no-combos] [--no-coalesce]
 #
-# Per model: `tessera tune` on ref,onednn,eigen,blas (cost database DIR/costs.db, kept between
+# Models: a bundled one (data/models/NAME.onnx); paddle_det, paddle_rec, paddle_cls (PaddleOCR,
+# scripts/fetch_models.sh, at the shapes PaddleOCR feeds them: 1x3x320x320, 1x3x48x320,
+# 1x3x48x192); or one of scripts/export_models.py's benchmark zoo (transformer_encoder,
+# efficientnet_b0, shufflenet_v2_x1_0, regnet_y_400mf, resnet34), exported into DIR/zoo on first use.
+# Backends: all six by default (ref,onednn,eigen,blas,xnnpack,halide).
+#
+# Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
 # invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
 # `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
 # same machine load; each side's latency is the median of its R round medians. Then `tessera
@@ -19,7 +25,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 build=build
-models="resnet18 mobilenet_v2 squeezenet1_1 bert_encoder"
+models="resnet18 mobilenet_v2 squeezenet1_1 bert_encoder transformer_encoder paddle_det paddle_rec paddle_cls"
+backends="ref,onednn,eigen,blas,xnnpack,halide"
 rounds=3
 repeat=20
 out="${TMPDIR:-/tmp}/tessera_bench_vs_ort"
@@ -29,6 +36,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --models) models="$2"; shift 2 ;;
+    --backends) backends="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
@@ -43,48 +51,78 @@ scripts/fetch_onnxruntime.sh
 mkdir -p "$out"
 json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
 
+# model_of NAME: sets $model (the file) and $shape ("" or name=AxBxC).
+model_of() {
+  shape=""
+  case "$1" in
+    paddle_det) model=data/models/paddleocr/ch_PP-OCRv4_det_infer.onnx; shape="x=1x3x320x320" ;;
+    paddle_rec) model=data/models/paddleocr/ch_PP-OCRv4_rec_infer.onnx; shape="x=1x3x48x320" ;;
+    paddle_cls) model=data/models/paddleocr/ch_ppocr_mobile_v2.0_cls_infer.onnx; shape="x=1x3x48x192" ;;
+    *) model="data/models/$1.onnx"
+       if [ ! -f "$model" ]; then
+         model="$out/zoo/$1.onnx"
+         [ -f "$model" ] || /usr/bin/python3 scripts/export_models.py --only "$1" --out "$out/zoo" >/dev/null
+       fi ;;
+  esac
+  case "$1" in paddle_*) [ -f "$model" ] || scripts/fetch_models.sh >/dev/null ;; esac
+}
+# The combinations bench compares: ref alone, ref + each backend, all of them.
+combo_list="ref"
+for b in ${backends//,/ }; do [ "$b" = ref ] || combo_list="$combo_list ref,$b"; done
+combo_list="$combo_list $backends"
+
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "# backends $backends"
 results="$out/results.tsv"
 : > "$results"
 for m in $models; do
-  model="data/models/$m.onnx"
+  model_of "$m"
+  shape_flags=() ort_flags=()
+  if [ -n "$shape" ]; then shape_flags=(--input-shape "$shape"); ort_flags=(--input-shape "$shape"); fi
   plan="$out/$m.plan.json"
-  "$tessera" tune "$model" --backends ref,onednn,eigen,blas --cache "$out/costs.db" --plan "$plan" -j 1 $tune_flags >"$out/$m.tune.log" 2>&1
+  start=$SECONDS
+  "$tessera" tune "$model" "${shape_flags[@]}" --backends "$backends" --cache "$out/costs.db" --plan "$plan" -j 1 $tune_flags >"$out/$m.tune.log" 2>&1
+  tune_s=$((SECONDS - start))
   predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
-  "$tessera" run "$model" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
+  partitions=$(/usr/bin/python3 -c "
+import json, collections; p = json.load(open('$plan'))['partitions']
+c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={v}' for k, v in sorted(c.items())))")
+  "$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
     echo '{"latency_ms": null, "max_abs_error": null, "ok": false, "failed": true}' > "$out/$m.check.json"
   t_all=() o_all=()
   for r in $(seq "$rounds"); do
-    t_all+=("$( ("$tessera" run "$model" --plan "$plan" --repeat "$repeat" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
-    o_all+=("$(node bench/peer/ort_bench.js "$model" 1 --runs "$repeat" --warmup 3 | json_field median_ms)")
+    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
+    o_all+=("$(node bench/peer/ort_bench.js "$model" 1 --runs "$repeat" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
   done
-  printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" >> "$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" >> "$results"
   if [ "$combos" = 1 ]; then
-    "$tessera" bench "$model" --combos ref ref,onednn ref,eigen ref,blas ref,onednn,eigen,blas --cost measure \
+    # shellcheck disable=SC2086
+    "$tessera" bench "$model" "${shape_flags[@]}" --combos $combo_list --cost measure \
       --cache "$out/costs.db" --repeat "$repeat" $tune_flags --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log" || true
   fi
 done
 
-/usr/bin/python3 - "$results" "$out" "$combos" <<'PY'
+/usr/bin/python3 - "$results" "$out" "$combos" "$combo_list" <<'PY'
 import json, math, statistics, sys
-results, out, combos = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+results, out, combos, combo_list = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4].split()
 rows = [line.rstrip("\n").split("\t") for line in open(results) if line.strip()]
-print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | --check |")
-print("|---|---|---|---:|---:|---:|---|")
+print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | --check | tune s | partitions |")
+print("|---|---|---|---:|---:|---:|---|---:|---|")
 ratios = []
-for m, pred, t, o, check in rows:
+for m, pred, t, o, check, tune_s, parts in rows:
     t = [float(x) for x in t.split()]; o = [float(x) for x in o.split()]
     tm, om = statistics.median(t), statistics.median(o)
     if not math.isnan(tm): ratios.append(tm / om)
     c = json.loads(check)
     print(f"| {m} | {tm:.2f} ({', '.join(f'{x:.1f}' for x in t)}) | {om:.2f} ({', '.join(f'{x:.1f}' for x in o)}) | "
           f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | "
-          + ("run failed (see .check.log)" if c.get("failed") else f"ok={c['ok']} err={c['max_abs_error']:.2g}") + " |")
+          + ("run failed (see .check.log)" if c.get("failed") else f"ok={c['ok']} err={c['max_abs_error']:.2g}") + f" | {tune_s} | {parts} |")
 if ratios:
     print(f"\ngeometric mean tessera / ORT over {len(ratios)} models that ran: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
 if combos:
-    print("\n| model | " + " | ".join(["ref", "ref,onednn", "ref,eigen", "ref,blas", "all four"]) + " | best single | best mix | mix / single |")
-    print("|---|" + "---:|" * 8)
+    print("\n| model | " + " | ".join(combo_list[:-1] + ["all"]) + " | best single | all | best single / all |")
+    print("|---|" + "---:|" * (len(combo_list) + 3))
+    gains = []
     for m, *_ in rows:
         try:
             bench = json.load(open(f"{out}/{m}.bench.json"))
@@ -97,7 +135,10 @@ if combos:
             if meas is None: continue
             if len(r["backends"]) <= 2: single = meas if single is None else min(single, meas)
             else: mix = meas
-        best_mix = min(x for x in [single, mix] if x is not None) if (single or mix) else None
-        ratio = f"{best_mix / single:.2f}" if single and best_mix else "-"
-        print(f"| {m} | " + " | ".join(cells) + f" | {single or float('nan'):.2f} | {best_mix or float('nan'):.2f} | {ratio} |")
+        ratio = f"{single / mix:.2f}x" if single and mix else "-"
+        if single and mix: gains.append(single / mix)
+        print(f"| {m} | " + " | ".join(cells) + f" | {single or float('nan'):.2f} | {mix or float('nan'):.2f} | {ratio} |")
+    if gains:
+        print(f"\ngeometric mean speed-up of the mix over the best single backend, {len(gains)} models: "
+              f"{math.exp(sum(map(math.log, gains)) / len(gains)):.2f}x (min {min(gains):.2f}x)")
 PY

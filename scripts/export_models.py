@@ -115,6 +115,24 @@ MODELS = collections.OrderedDict([
     ("bert_encoder_24", lambda: (BertEncoder(layers=24), (1, 128, 256))),
 ])
 
+# Models for benchmarks beyond the bundled ones (scripts/bench_vs_ort.sh), exported only when
+# named with --only: torch's own TransformerEncoder (what users export, unlike the op-by-op BERT
+# above) and torchvision architectures no issue names, to check that speed-ups are general.
+def transformer_encoder():
+    # A ReLU torch does not recognise keeps eval mode off the fused fast path, which has no ONNX export.
+    layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, batch_first=True,
+                                       activation=lambda t: torch.relu(t))
+    return nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False), (1, 128, 256)
+
+
+ZOO = collections.OrderedDict([
+    ("transformer_encoder", transformer_encoder),
+    ("efficientnet_b0", torchvision_model("efficientnet_b0")),
+    ("shufflenet_v2_x1_0", torchvision_model("shufflenet_v2_x1_0")),
+    ("regnet_y_400mf", torchvision_model("regnet_y_400mf")),
+    ("resnet34", torchvision_model("resnet34")),
+])
+
 
 def fold_trivial_nodes(graph):
     """Turns torch's leftovers into plain initializers, so every node is a real computation.
@@ -153,7 +171,7 @@ def fold_trivial_nodes(graph):
 
 def export(name, out_dir):
     torch.manual_seed(0)  # per model, so each model's weights do not depend on which others ran
-    model, input_shape = MODELS[name]()
+    model, input_shape = {**MODELS, **ZOO}[name]()
     model.eval()
     dummy = torch.randn(*input_shape)
     buf = io.BytesIO()
@@ -233,7 +251,8 @@ def verify(onnx_path, weights_path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="+", choices=list(MODELS), help="export only these models")
+    parser.add_argument("--only", nargs="+", choices=list(MODELS) + list(ZOO),
+                        help="export only these models (the benchmark zoo's only when named)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="output folder (default data/models)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

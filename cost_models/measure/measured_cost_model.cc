@@ -69,6 +69,7 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
   if (!options_.make_compiler) options_.make_compiler = make_measure_compiler;
   if (options_.backends.empty()) options_.backends = backend_compiler_names();
   if (options_.threads < 1) options_.threads = 1;
+  if (options_.evict_bytes < 0) options_.evict_bytes = static_cast<int64_t>(default_evict_bytes());
   max_parallel_ = options_.max_parallel > 0 ? options_.max_parallel
                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string versions;
@@ -81,7 +82,8 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     }
     versions += b + "=" + v + ";";
   }
-  fingerprint_ = "measure/1/" + hash_hex(fnv1a64(versions));
+  versions += "evict=" + std::to_string(options_.evict_bytes) + ";";
+  fingerprint_ = "measure/2/" + hash_hex(fnv1a64(versions));
   machine_ = machine_fingerprint();
 }
 
@@ -151,7 +153,8 @@ CostEntry MeasuredCostModel::estimate_entry_impl(const CostRequest& request) con
 }
 
 CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
-  TimingOptions timing{options_.budget, options_.min_repeats, options_.max_repeats, options_.seed};
+  TimingOptions timing{options_.budget, options_.min_repeats, options_.max_repeats, options_.seed,
+                       static_cast<size_t>(options_.evict_bytes)};
   auto body = [&]() -> std::string {
     set_compute_threads(options_.threads);
     std::unique_ptr<BackendCompiler> compiler = options_.make_compiler(request.backend);
@@ -208,7 +211,8 @@ MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {
     else if (k == "timeout_s") o.timeout = std::chrono::duration<double>(x);
     else if (k == "threads") o.threads = std::max(1, static_cast<int>(x));
     else if (k == "parallel") o.max_parallel = static_cast<int>(x);
-    else throw fail("unknown key '" + k + "' (expected budget_ms, repeats, min_repeats, timeout_s, threads, parallel)");
+    else if (k == "evict_kb") o.evict_bytes = static_cast<int64_t>(std::min(x, 1048576.0) * 1024);
+    else throw fail("unknown key '" + k + "' (expected budget_ms, repeats, min_repeats, timeout_s, threads, parallel, evict_kb)");
   }
   return o;
 }

@@ -29,8 +29,9 @@
 // given), device_fingerprint() = "<device>/<machine_fingerprint()>/t<threads>", where the machine
 // is the CPU model name from /proc/cpuinfo and a hash of its ISA flags (AVX-512 masked in one VM
 // and not in another is another machine), and
-// fingerprint() = "measure/1/<hash of every backend compiler's name and version()>", so a library
-// upgrade, another CPU or another thread count never reuses a stale measurement.
+// fingerprint() = "measure/2/<hash of every backend compiler's name and version(), and of
+// evict_bytes>", so a library upgrade, another CPU, another thread count or another way of
+// timing never reuses a stale measurement (measure/1: runs timed hot, without eviction).
 //
 // Tuning runs (tessera tune) add three things through Options, all optional:
 //   journal   a CostDatabase consulted before measuring and appended to the moment a measurement
@@ -69,6 +70,10 @@ struct MeasureOptions {
   int max_repeats = 50;                            // or at this many
   std::chrono::duration<double> timeout{10.0};     // per measurement, compile included
   int threads = 1;                                 // set_compute_threads in each child
+  // Before each timed run, evict the core's private caches by writing this many bytes, then read
+  // the inputs back (measure_function.h: a function in a plan finds its weights evicted by its
+  // neighbours). -1: twice the L2 (default_evict_bytes); 0: hot runs, as before measure/2.
+  int64_t evict_bytes = -1;
   int max_parallel = 0;                            // measurements at once; <= 0: hardware cores
   bool isolate = true;                             // false: measure in this process (no timeout)
   uint64_t seed = 0x7e55e7a;                       // input data seed
@@ -126,7 +131,7 @@ class MeasuredCostModel final : public CostModel {
 };
 
 // Parses the ARG of "--cost measure:ARG": comma-separated key=value pairs, keys budget_ms,
-// repeats, min_repeats, timeout_s, threads, parallel, e.g. "budget_ms=50,repeats=100". Empty ARG:
+// repeats, min_repeats, timeout_s, threads, parallel, evict_kb, e.g. "budget_ms=50,repeats=100". Empty ARG:
 // defaults. Throws UserError("--cost: measure:...: ...") for anything else.
 MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions base = {});
 

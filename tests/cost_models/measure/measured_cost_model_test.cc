@@ -189,8 +189,14 @@ TEST_CASE("fingerprints: backend versions, CPU model, ISA and threads") {
   MeasuredCostModel a(o);
   o.backends = {"ref", "fake_ok"};
   MeasuredCostModel b(o);
-  CHECK(a.fingerprint().rfind("measure/1/", 0) == 0);
+  CHECK(a.fingerprint().rfind("measure/2/", 0) == 0);
   CHECK(a.fingerprint() != b.fingerprint());
+  // Hot and cache-evicted timings never share database entries.
+  MeasureOptions hot = quick();
+  hot.evict_bytes = 0;
+  CHECK(MeasuredCostModel(hot).fingerprint() != a.fingerprint());
+  CHECK(a.options().evict_bytes > 0);
+  CHECK(a.options().evict_bytes <= int64_t{16} << 20);
   o.threads = 2;
   MeasuredCostModel c(o);
   const std::string machine = machine_fingerprint();
@@ -222,6 +228,9 @@ TEST_CASE("--cost measure:ARG options") {
   CHECK(o.timeout.count() == Approx(3.0));
   CHECK(o.threads == 2);
   CHECK(o.max_parallel == 1);
+  CHECK(o.evict_bytes == -1);
+  CHECK(parse_measure_options("evict_kb=0").evict_bytes == 0);
+  CHECK(parse_measure_options("evict_kb=4096").evict_bytes == int64_t{4096} * 1024);
   CHECK_THROWS_AS(parse_measure_options("budget=5"), UserError);
   CHECK_THROWS_AS(parse_measure_options("repeats=x"), UserError);
   CHECK_THROWS_AS(parse_measure_options("repeats"), UserError);
