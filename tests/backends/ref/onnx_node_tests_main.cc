@@ -40,29 +40,6 @@ struct Options {
   bool verbose = false;
 };
 
-// The committed list: one case name per line; '#' starts a comment.
-std::set<std::string> read_expected(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "ref_onnx_node_tests: " << path << ": cannot read the list of expected passes\n";
-    std::exit(2);
-  }
-  std::set<std::string> names;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    line = line.substr(0, line.find('#'));
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (line.empty()) continue;
-    if (line.rfind("test_", 0) != 0 || line.find(' ') != std::string::npos) {
-      std::cerr << "ref_onnx_node_tests: " << path << ":" << line_no << ": not a node test name: '" << line << "'\n";
-      std::exit(2);
-    }
-    names.insert(line);
-  }
-  return names;
-}
-
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -180,7 +157,13 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  const std::set<std::string> expected = read_expected(opt.expected);
+  std::set<std::string> expected;
+  try {
+    expected = tessera::oracle::read_expected_passes(opt.expected);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "ref_onnx_node_tests: " << e.what() << "\n";
+    return 2;
+  }
   if (!fs::is_directory(opt.data)) {
     std::cerr << "ref_onnx_node_tests: " << opt.data << " not found (install libonnx-testdata); skipping\n";
     return 77;
