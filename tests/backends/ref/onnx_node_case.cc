@@ -4,13 +4,11 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include <unistd.h>
 
@@ -209,23 +207,6 @@ CaseResult run_case(const std::filesystem::path& dir, const std::function<bool(c
     r.reason = e.what();
   }
   return r;
-}
-
-std::set<std::string> read_expected_passes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot read the list of expected passes");
-  std::set<std::string> names;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    line = line.substr(0, line.find('#'));
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (line.empty()) continue;
-    if (line.rfind("test_", 0) != 0 || line.find(' ') != std::string::npos)
-      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": not a node test name: '" + line + "'");
-    names.insert(line);
-  }
-  return names;
 }
 
 }  // namespace tessera::oracle

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -44,11 +43,5 @@ CaseResult run_case(const std::filesystem::path& dir, const KernelRegistry& kern
 using GraphRunner = std::function<std::vector<HostTensor>(const Graph& g, const std::map<ValueId, HostTensor>& bindings)>;
 CaseResult run_case(const std::filesystem::path& dir, const std::function<bool(const std::string&)>& claims,
                     const GraphRunner& run);
-
-// A runner's floor: the committed list of cases expected to pass on its backend, one name per
-// line ('#' starts a comment). The runners fail when a listed case fails, skips or is missing.
-// Throws std::runtime_error ("PATH: ..." or "PATH:LINE: ...") when the list is unreadable or a
-// line is not a test name.
-std::set<std::string> read_expected_passes(const std::string& path);
 
 }  // namespace tessera::oracle
