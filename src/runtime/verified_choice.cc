@@ -25,12 +25,18 @@ std::string assignment_text(const Plan& plan) {
   return s;
 }
 
+// plan_latency_key with the model's structural hash already computed (it is the same for every
+// contender of one model, and hashing a large graph is not free).
+CostKey latency_key(uint64_t graph_hash, const Plan& plan, const CostModel& model) {
+  std::string device = plan.partitions.empty() ? "cpu" : plan.partitions.front().device;
+  std::string identity = hash_hex(graph_hash) + "|" + assignment_text(plan);
+  return CostKey{hash_hex(fnv1a64(identity)), "plan", model.device_fingerprint(device), model.fingerprint()};
+}
+
 }  // namespace
 
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model) {
-  std::string device = plan.partitions.empty() ? "cpu" : plan.partitions.front().device;
-  std::string identity = hash_hex(structural_hash(graph)) + "|" + assignment_text(plan);
-  return CostKey{hash_hex(fnv1a64(identity)), "plan", model.device_fingerprint(device), model.fingerprint()};
+  return latency_key(structural_hash(graph), plan, model);
 }
 
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
@@ -49,8 +55,9 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
 
   // From the database where known.
   std::vector<CostKey> keys;
+  const uint64_t graph_hash = structural_hash(graph);
   for (PlanContender& c : contenders) {
-    keys.push_back(plan_latency_key(graph, c.plan, model));
+    keys.push_back(latency_key(graph_hash, c.plan, model));
     if (!database) continue;
     if (auto e = database->lookup(keys.back())) {
       if (e->cost.is_value()) c.latency_ms = e->cost.seconds() * 1e3;

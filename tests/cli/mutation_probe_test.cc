@@ -13,13 +13,15 @@
 // build/mutation_probe_failures/ with the command that failed.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
 #include <sstream>
+
+#include "support/files.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
 
 #include "tessera/error.h"
 #include "tessera/host_tensor.h"
@@ -30,34 +32,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kTessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
-
-struct Outcome {
-  int status = -1;   // exit status, or -1 for a signal
-  std::string err;
-};
-
-Outcome run(const std::string& command, const fs::path& dir) {
-  const std::string err = (dir / "stderr").string();
-  int s = std::system(("( " + command + " ) >/dev/null 2>" + err).c_str());
-  return {WIFEXITED(s) ? WEXITSTATUS(s) : -1, read_file(err)};
-}
+using tessera::testing::Process;
+using tessera::testing::read_file;
+using tessera::testing::write_file;
 
 // Empty when the outcome keeps the contract, else what is wrong.
-std::string violation(const Outcome& o) {
-  if (o.status != 0 && o.status != 2) return "exit status " + std::to_string(o.status);
+std::string violation(const Process& o) {
+  if (o.signal) return "signal " + std::to_string(o.signal);
+  if (o.exit_code != 0 && o.exit_code != 2) return "exit status " + std::to_string(o.exit_code);
   // Warnings (symbolic dimensions bound to 1, missing external weights) may come first; the error
   // itself is exactly one line, the last.
   size_t errors = 0;
@@ -67,8 +49,8 @@ std::string violation(const Outcome& o) {
     if (tessera::printable(line) != line) return "unprintable stderr line: " + tessera::printable(line);
     if (line.rfind("warning: ", 0) != 0 && line.rfind("tessera: warning: ", 0) != 0) ++errors;
   }
-  if (o.status == 2 && (errors != 1 || o.err.back() != '\n' || last.rfind("tessera: ", 0) != 0 ||
-                        last.rfind("tessera: warning: ", 0) == 0))
+  if (o.exit_code == 2 && (errors != 1 || o.err.back() != '\n' || last.rfind("tessera: ", 0) != 0 ||
+                           last.rfind("tessera: warning: ", 0) == 0))
     return std::to_string(errors) + " error lines on stderr";
   return "";
 }
@@ -173,15 +155,15 @@ struct Seed {
 }  // namespace
 
 TEST_CASE("mutated inputs only ever give exit 0 or exit 2 with one printable line", "[cli][probe]") {
-  const fs::path dir = fs::temp_directory_path() / ("tessera_probe_" + std::to_string(::getpid()));
+  const tessera::testing::TempDir temp;
+  const fs::path& dir = temp.path();
   const fs::path keep = fs::path(TESSERA_BINARY_DIR) / "mutation_probe_failures";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string t = kTessera, d = dir.string();
+  const std::string t = tessera::testing::tessera_binary(), d = dir.string();
   const std::string conv = "data/models/conv_block.json";
 
   // Real files the mutations start from: a plan and an input for conv_block, made here.
-  REQUIRE(run(t + " partition " + conv + " --backends ref,onednn --cost roofline --plan " + d + "/conv.plan.json", dir).status == 0);
+  REQUIRE(tessera::testing::run_command(t + " partition " + conv + " --backends ref,onednn --cost roofline --plan " + d +
+                                        "/conv.plan.json").exit_code == 0);
   tessera::write_npy(d + "/x.npy", tessera::HostTensor::random({tessera::DType::f32, {1, 8, 16, 16}}, 7));
   const std::string partition_then_run = t + " partition FILE --backends ref,onednn --cost roofline --plan " + d +
                                          "/p.json && " + t + " run FILE --plan " + d + "/p.json --repeat 1";
@@ -240,7 +222,7 @@ TEST_CASE("mutated inputs only ever give exit 0 or exit 2 with one printable lin
 
   std::vector<std::string> failures;
   for (size_t i = 0; i < cases.size(); ++i) {
-    Outcome o = run(cases[i].second, dir);
+    const Process o = tessera::testing::run_command(cases[i].second);
     std::string v = violation(o);
     if (v.empty()) continue;
     failures.push_back(cases[i].first + ": " + v + ": " + tessera::printable(o.err.substr(0, 300)));
@@ -255,5 +237,4 @@ TEST_CASE("mutated inputs only ever give exit 0 or exit 2 with one printable lin
   }());
   CHECK(cases.size() >= 400);
   CHECK(failures.empty());
-  fs::remove_all(dir);
 }

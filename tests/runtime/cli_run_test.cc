@@ -58,6 +58,19 @@ TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name i
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(nlohmann::json::parse(ok.out)["ok"] == true);
+  // The values are used, not only checked: the outputs differ from those of the seeded input.
+  const std::string given = dir.file("given"), seeded = dir.file("seeded");
+  REQUIRE(tessera_cli("run" + kMlp + " --plan " + plan + " --input x=" + good + " --repeat 1 --output-dir " + given).exit_code == 0);
+  REQUIRE(tessera_cli("run" + kMlp + " --plan " + plan + " --repeat 1 --output-dir " + seeded).exit_code == 0);
+  int outputs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(given)) {
+    INFO(e.path().filename().string());
+    const HostTensor a = read_npy(e.path().string()), b = read_npy(seeded + "/" + e.path().filename().string());
+    CHECK(a.type == b.type);
+    CHECK(a.bytes != b.bytes);
+    ++outputs;
+  }
+  CHECK(outputs == 1);
 
   // The file is read and held against the model's input x: f32 [1, 16].
   for (const auto& [args, needle] : {std::pair{"x=" + short_x, std::string("[1,8]")},

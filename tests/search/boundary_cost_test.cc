@@ -19,7 +19,6 @@ using namespace tessera::testing;
 
 namespace {
 
-
 // The contract's rule, written out directly from a plan's partitions: every value produced inside
 // a partition on backend A (not a graph output) pays, once per other backend B reading it.
 double recount_boundaries(const Plan& plan, const Graph& g, const MockCosts& mc) {
@@ -50,19 +49,8 @@ TEST_CASE("boundary costs: collage equals exhaustive on 200 random DAGs, and the
   std::mt19937 rng(20261123);
   int priced = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    const int n = std::uniform_int_distribution<int>(3, 10)(rng);
-    Graph g = random_dag(rng, n, kRandomUnary, kRandomBinary);
-    const int k = std::uniform_int_distribution<int>(1, 3)(rng);
-    std::vector<BackendSpec> backends;
-    for (int i = 0; i < k; ++i) backends.push_back(random_backend(rng, "b" + std::to_string(i)));
-    backends.push_back(builtin_backend_spec("ref"));
-    MockCosts mc;
+    auto [n, g, backends, mc] = random_problem(rng, 10, false);
     std::uniform_real_distribution<double> w(0.5, 5.0);
-    for (const BackendSpec& b : backends) {
-      MockBackendCosts& c = mc.backends[b.name];
-      c.per_op = w(rng);
-      c.decay = std::uniform_real_distribution<double>(0.3, 1.0)(rng);
-    }
     mc.boundary_default = {w(rng) * 0.5, trial % 2 ? 1e-3 : 0.0};
     // Some directed pairs priced apart (cheap or dear), so A->B and B->A differ.
     for (const BackendSpec& a : backends)

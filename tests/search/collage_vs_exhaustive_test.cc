@@ -17,23 +17,8 @@ TEST_CASE("collage equals exhaustive on 300 random DAGs, all plans valid", "[sea
   // What the 300 trials covered: the equality above means little if every plan were all-ref.
   int mixed = 0, crossing = 0, greedy_worse = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const int n = std::uniform_int_distribution<int>(3, 11)(rng);
-    Graph g = random_dag(rng, n, kRandomUnary, kRandomBinary);
-    const int k = std::uniform_int_distribution<int>(1, 3)(rng);
-    std::vector<BackendSpec> backends;
-    for (int i = 0; i < k; ++i) backends.push_back(random_backend(rng, "b" + std::to_string(i)));
-    // A fallback that can always take a node alone, as ref does.
-    BackendSpec host = builtin_backend_spec("ref");
-    backends.push_back(host);
-    MockCosts mc;
+    auto [n, g, backends, mc] = random_problem(rng, 11, true);
     std::uniform_real_distribution<double> w(0.5, 5.0);
-    for (const BackendSpec& b : backends) {
-      MockBackendCosts& c = mc.backends[b.name];
-      c.per_op = w(rng);
-      c.decay = std::uniform_real_distribution<double>(0.3, 1.0)(rng);
-      c.overhead = std::uniform_int_distribution<int>(0, 1)(rng) ? w(rng) : 0.0;
-      if (std::uniform_int_distribution<int>(0, 1)(rng)) c.op["Relu"] = w(rng);
-    }
     // Every third trial puts b0 on another device, so crossings cost (crossing_accounting.h).
     if (trial % 3 == 0) {
       backends[0].device = "gpu";

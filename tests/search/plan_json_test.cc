@@ -78,7 +78,7 @@ TEST_CASE("a plan is bound to its model: other shapes or another model are refus
   p.backend = "ref";
   p.device = "cpu";
   p.nodes = IndexSet(1, {0});
-  p.cost = Cost::value(1.0);
+  p.cost = Cost::value(2.5);
   plan.partitions.push_back(p);
   finalize_plan_order(plan, g);
   const std::string text = plan_to_json_text(plan, g);
@@ -99,5 +99,11 @@ TEST_CASE("a plan is bound to its model: other shapes or another model are refus
   nlohmann::json old = nlohmann::json::parse(text);
   old.erase("model_fingerprint");
   old.erase("input_shapes");
-  CHECK_NOTHROW(plan_from_json(old, "p.json", relu({1, 8}, "Sigmoid")));
+  Plan unchecked = plan_from_json(old, "p.json", relu({1, 8}, "Sigmoid"));
+  CHECK(unchecked.model_fingerprint.empty());
+  CHECK(unchecked.input_shapes.empty());
+  REQUIRE(unchecked.partitions.size() == 1);
+  CHECK(unchecked.partitions[0].nodes == IndexSet(1, {0}));
+  CHECK(unchecked.partitions[0].cost == Cost::value(2.5));
+  CHECK(unchecked.total_cost == back.total_cost);
 }

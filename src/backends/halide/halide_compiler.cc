@@ -82,31 +82,22 @@ void compile_into(const Graph& fn, const std::filesystem::path& so, const Halide
   std::lock_guard lock(compile_mutex);
   if (std::filesystem::exists(so)) return;   // another thread of this process got there first
   std::filesystem::create_directories(so.parent_path());
-  const auto obj = temp_path_beside(so, ".o"), tmp = temp_path_beside(so, ".so");
-  try {
-    LoweredPipeline lowered = Lowering(fn).run();
-    Halide::Pipeline p(lowered.outputs);
-    try {
-      schedule_pipeline(p, lowered, target, scheduler);
-    } catch (const Halide::Error&) {
-      lowered = Lowering(fn).run();   // fresh Funcs: the failed attempt may have left schedules behind
-      p = Halide::Pipeline(lowered.outputs);
-      schedule_pipeline(p, lowered, target, "simple");
-    }
-    std::vector<Halide::Argument> args(lowered.inputs.begin(), lowered.inputs.end());
-    p.compile_to_object(obj.string(), args, kEntryPoint, target);
-    link_shared_object({obj}, tmp);
-  } catch (const Halide::Error& e) {
-    std::filesystem::remove(obj);
-    std::filesystem::remove(tmp);
-    throw KernelUnsupported(std::string("halide: ") + e.what());
-  } catch (...) {
-    std::filesystem::remove(obj);
-    std::filesystem::remove(tmp);
-    throw;
-  }
-  std::filesystem::remove(obj);
-  std::filesystem::rename(tmp, so);
+  publish_shared_object(
+      so,
+      [&](const std::filesystem::path& obj) {
+        LoweredPipeline lowered = Lowering(fn).run();
+        Halide::Pipeline p(lowered.outputs);
+        try {
+          schedule_pipeline(p, lowered, target, scheduler);
+        } catch (const Halide::Error&) {
+          lowered = Lowering(fn).run();   // fresh Funcs: the failed attempt may have left schedules behind
+          p = Halide::Pipeline(lowered.outputs);
+          schedule_pipeline(p, lowered, target, "simple");
+        }
+        std::vector<Halide::Argument> args(lowered.inputs.begin(), lowered.inputs.end());
+        p.compile_to_object(obj.string(), args, kEntryPoint, target);
+      },
+      "halide: ");
   ++compiled_count;
 }
 

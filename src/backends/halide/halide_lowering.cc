@@ -123,6 +123,12 @@ Halide::Func Lowering::func_for(ValueId v, const std::string& suffix) const {
   return Halide::Func("v" + std::to_string(v) + suffix);
 }
 
+void Lowering::define_output(ValueId y, const std::vector<Halide::Var>& vars, const Halide::Expr& e) {
+  Halide::Func out = func_for(y);
+  define(out, vars, e);
+  set(y, out);
+}
+
 bool Lowering::is_constant(ValueId v) const { return v != kNoValue && fn_.value(v).is_constant(); }
 
 std::vector<int64_t> Lowering::const_ints(const Node& n, ValueId v) const {

@@ -91,6 +91,8 @@ class Lowering {
   void note_reduction(Halide::Func f, Shape shape) { reductions_.push_back(HTensor{std::move(f), std::move(shape)}); }
   // A new Func named after node output `v` (debug names show in Halide's schedules and errors).
   Halide::Func func_for(ValueId v, const std::string& suffix = "") const;
+  // Node output `y` as `e` over `vars`: a new Func (func_for), defined and recorded (set).
+  void define_output(ValueId y, const std::vector<Halide::Var>& vars, const Halide::Expr& e);
 
   // Compile-time operands: the constant's data (KernelUnsupported if `v` is not a constant with data).
   std::vector<int64_t> const_ints(const Node& n, ValueId v) const;

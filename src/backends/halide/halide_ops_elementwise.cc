@@ -23,9 +23,7 @@ OpLowering unary(Unary f) {
     const HTensor& x = L.tensor(n.inputs.at(0));
     const ValueId y = n.outputs.at(0);
     const auto vars = index_vars(x.rank());
-    Halide::Func out = L.func_for(y);
-    define(out, vars, f(n, x.at(as_exprs(vars))));
-    L.set(y, out);
+    L.define_output(y, vars, f(n, x.at(as_exprs(vars))));
   };
 }
 
@@ -50,9 +48,7 @@ OpLowering nary(Binary f, bool mean = false) {
     }
     if (!e.defined()) unsupported(n, "no operands");
     if (mean) e = e / static_cast<float>(count);
-    Halide::Func out = L.func_for(y);
-    define(out, vars, e);
-    L.set(y, out);
+    L.define_output(y, vars, e);
   };
 }
 
@@ -95,9 +91,7 @@ void clip_op(Lowering& L, const Node& n) {
   const Expr lo = bound(1, "min"), hi = bound(2, "max");
   if (lo.defined()) e = Halide::max(e, lo);
   if (hi.defined()) e = Halide::min(e, hi);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, e);
-  L.set(y, out);
+  L.define_output(y, vars, e);
 }
 
 // PRelu(x, slope): slope broadcasts to x.

@@ -52,9 +52,7 @@ void reshape_op(Lowering& L, const Node& n) {
   const ValueId y = n.outputs.at(0);
   const Shape& ys = L.shape(y);
   const auto vars = index_vars(static_cast<int>(ys.size()));
-  Halide::Func out = L.func_for(y);
-  define(out, vars, x.at(reshape_index(x.shape, ys, as_exprs(vars))));
-  L.set(y, out);
+  L.define_output(y, vars, x.at(reshape_index(x.shape, ys, as_exprs(vars))));
 }
 
 void transpose_op(Lowering& L, const Node& n) {
@@ -68,9 +66,7 @@ void transpose_op(Lowering& L, const Node& n) {
   std::vector<Expr> src(static_cast<size_t>(r));
   for (int k = 0; k < r; ++k) src[static_cast<size_t>(perm[static_cast<size_t>(k)])] = vars[static_cast<size_t>(k)];
   const ValueId y = n.outputs.at(0);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, x.at(src));
-  L.set(y, out);
+  L.define_output(y, vars, x.at(src));
 }
 
 void concat_op(Lowering& L, const Node& n) {
@@ -92,9 +88,7 @@ void concat_op(Lowering& L, const Node& n) {
   }
   Expr e = parts.back().second;
   for (size_t p = parts.size() - 1; p-- > 0;) e = Halide::select(vars[axis] < static_cast<int>(parts[p].first), parts[p].second, e);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, e);
-  L.set(y, out);
+  L.define_output(y, vars, e);
 }
 
 void split_op(Lowering& L, const Node& n) {
@@ -107,9 +101,7 @@ void split_op(Lowering& L, const Node& n) {
     std::vector<Expr> idx = as_exprs(vars);
     idx[axis] = idx[axis] + static_cast<int>(offset);
     offset += L.shape(y).at(axis);
-    Halide::Func out = L.func_for(y);
-    define(out, vars, x.at(idx));
-    L.set(y, out);
+    L.define_output(y, vars, x.at(idx));
   }
 }
 
@@ -141,9 +133,7 @@ void slice_op(Lowering& L, const Node& n) {
     idx[a] = static_cast<int>(s) + vars[a] * static_cast<int>(step);
   }
   const ValueId y = n.outputs.at(0);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, x.at(idx));
-  L.set(y, out);
+  L.define_output(y, vars, x.at(idx));
 }
 
 // Pad(x, pads[, constant_value, axes]) in constant, edge or reflect mode.
@@ -178,9 +168,7 @@ void pad_op(Lowering& L, const Node& n) {
   Expr e = x.at(idx);
   if (mode == "constant") e = Halide::select(inside, e, value);
   const ValueId y = n.outputs.at(0);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, e);
-  L.set(y, out);
+  L.define_output(y, vars, e);
 }
 
 void expand_op(Lowering& L, const Node& n) {
@@ -188,9 +176,7 @@ void expand_op(Lowering& L, const Node& n) {
   const ValueId y = n.outputs.at(0);
   const Shape& ys = L.shape(y);
   const auto vars = index_vars(static_cast<int>(ys.size()));
-  Halide::Func out = L.func_for(y);
-  define(out, vars, broadcast_at(x, as_exprs(vars), ys));
-  L.set(y, out);
+  L.define_output(y, vars, broadcast_at(x, as_exprs(vars), ys));
 }
 
 }  // namespace

@@ -94,9 +94,7 @@ OpLowering reduce_op(Combine how, bool mean, bool square, bool root) {
     Expr e = HTensor{acc, L.shape(y)}.at(as_exprs(vars));
     if (mean) e = e / static_cast<float>(product(x, axes));
     if (root) e = Halide::sqrt(e);
-    Halide::Func out = L.func_for(y);
-    define(out, vars, e);
-    L.set(y, out);
+    L.define_output(y, vars, e);
   };
 }
 
@@ -151,9 +149,7 @@ void layer_norm_op(Lowering& L, const Node& n) {
                                            .at(as_exprs(vars)) / count + eps));
   Expr e = c.at(idx) * broadcast_at(HTensor{inv, rs}, idx, x.shape) * broadcast_at(L.tensor(n.inputs.at(1)), idx, x.shape);
   if (L.has_input(n, 2)) e = e + broadcast_at(L.tensor(n.inputs[2]), idx, x.shape);
-  Halide::Func out = L.func_for(y);
-  define(out, vars, e);
-  L.set(y, out);
+  L.define_output(y, vars, e);
 }
 
 // BatchNormalization in inference form (training_mode = 0; Mean/Var outputs not produced).
@@ -171,9 +167,7 @@ void batch_norm_op(Lowering& L, const Node& n) {
   a(c) = scale.at({c}) / Halide::sqrt(var.at({c}) + eps);
   b(c) = bias.at({c}) - mean.at({c}) * a(c);
   const auto vars = index_vars(x.rank());
-  Halide::Func out = L.func_for(y);
-  define(out, vars, x.at(as_exprs(vars)) * a(vars[1]) + b(vars[1]));
-  L.set(y, out);
+  L.define_output(y, vars, x.at(as_exprs(vars)) * a(vars[1]) + b(vars[1]));
 }
 
 // GlobalAveragePool / GlobalMaxPool: a reduction over every spatial axis (2..rank), kept as 1s.
@@ -187,9 +181,7 @@ OpLowering global_pool_op(Combine how, bool mean) {
     const auto vars = index_vars(x.rank());
     Expr e = HTensor{acc, L.shape(y)}.at(as_exprs(vars));
     if (mean) e = e / static_cast<float>(product(x, axes));
-    Halide::Func out = L.func_for(y);
-    define(out, vars, e);
-    L.set(y, out);
+    L.define_output(y, vars, e);
   };
 }
 

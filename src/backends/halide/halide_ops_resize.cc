@@ -87,9 +87,7 @@ void resize_op(Lowering& L, const Node& n) {
     cur.func = stage;
   }
   const auto vars = index_vars(static_cast<int>(rank));
-  Halide::Func out = L.func_for(y);
-  define(out, vars, cur.at(as_exprs(vars)));
-  L.set(y, out);
+  L.define_output(y, vars, cur.at(as_exprs(vars)));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "tessera/kernel.h"
 #include "tessera/structural_hash.h"
@@ -33,14 +35,14 @@ void apply_threads() {
   if (set) set(threads_wanted);
 }
 
-}  // namespace
-
+// A fresh temporary name beside `final_path` (same directory, so rename() is atomic).
 std::filesystem::path temp_path_beside(const std::filesystem::path& final_path, const std::string& ext) {
   static std::atomic<uint64_t> counter{0};
   return final_path.parent_path() / (".tmp-" + final_path.stem().string() + "-" + std::to_string(getpid()) + "-" +
                                      std::to_string(counter++) + ext);
 }
 
+// Links object files into a shared object `so` with the system compiler driver (no shell).
 void link_shared_object(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& so) {
   std::vector<std::string> args{TESSERA_HALIDE_LINKER, "-shared", "-o", so.string()};
   for (const auto& o : objects) args.push_back(o.string());
@@ -58,26 +60,40 @@ void link_shared_object(const std::vector<std::filesystem::path>& objects, const
                             " exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
 }
 
+}  // namespace
+
+void publish_shared_object(const std::filesystem::path& so,
+                           const std::function<void(const std::filesystem::path& obj)>& emit_object,
+                           const std::string& error_prefix) {
+  const auto obj = temp_path_beside(so, ".o"), tmp = temp_path_beside(so, ".so");
+  auto remove_temporaries = [&] {
+    std::error_code ec;   // best effort: the error being reported matters more
+    std::filesystem::remove(obj, ec);
+    std::filesystem::remove(tmp, ec);
+  };
+  try {
+    emit_object(obj);
+    link_shared_object({obj}, tmp);
+    std::filesystem::rename(tmp, so);
+  } catch (const Halide::Error& e) {
+    remove_temporaries();
+    throw KernelUnsupported(error_prefix + e.what());
+  } catch (...) {
+    remove_temporaries();
+    throw;
+  }
+  remove_temporaries();   // the object file; the .so has been renamed
+}
+
 void ensure_runtime(const std::filesystem::path& dir, const std::string& target) {
   std::lock_guard lock(runtime_mutex);
   if (runtime_handle) return;
   const std::filesystem::path so = dir / ("runtime-" + hash_hex(fnv1a64(target)) + ".so");
   if (!std::filesystem::exists(so)) {
     std::filesystem::create_directories(dir);
-    const auto obj = temp_path_beside(so, ".o"), tmp = temp_path_beside(so, ".so");
-    try {
-      Halide::compile_standalone_runtime(obj.string(), Halide::Target(target));
-      link_shared_object({obj}, tmp);
-    } catch (const Halide::Error& e) {
-      std::filesystem::remove(obj);
-      throw KernelUnsupported(std::string("halide: building the runtime failed: ") + e.what());
-    } catch (...) {
-      std::filesystem::remove(obj);
-      std::filesystem::remove(tmp);
-      throw;
-    }
-    std::filesystem::remove(obj);
-    std::filesystem::rename(tmp, so);
+    publish_shared_object(
+        so, [&](const std::filesystem::path& obj) { Halide::compile_standalone_runtime(obj.string(), Halide::Target(target)); },
+        "halide: building the runtime failed: ");
   }
   runtime_handle = dlopen(so.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!runtime_handle) throw KernelUnsupported(std::string("halide: cannot load its runtime: ") + dlerror());

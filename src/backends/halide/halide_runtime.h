@@ -15,8 +15,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
-#include <vector>
 
 namespace tessera::halide {
 
@@ -27,11 +27,14 @@ void ensure_runtime(const std::filesystem::path& dir, const std::string& target)
 // Halide's worker count for every pipeline of the process (>= 1).
 void set_threads(int threads);
 
-// Links object files into a shared object `so` with the system compiler driver (no shell).
-// Throws KernelUnsupported with the linker's exit status when it fails.
-void link_shared_object(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& so);
-
-// A fresh temporary name beside `final_path` (same directory, so rename() is atomic).
-std::filesystem::path temp_path_beside(const std::filesystem::path& final_path, const std::string& ext);
+// Builds the shared object `so` and puts it in place atomically: `emit_object(obj)` writes one
+// object file (Halide's compile_to_object, compile_standalone_runtime), the system linker makes a
+// temporary .so beside `so`, and rename() publishes it, so a reader sees the whole file or none.
+// The temporary .o and .so are removed on success and on every error. A Halide::Error from
+// emit_object (or from the Lowering it runs) becomes KernelUnsupported(error_prefix + what());
+// a failed link is KernelUnsupported with the linker's exit status; anything else propagates.
+void publish_shared_object(const std::filesystem::path& so,
+                           const std::function<void(const std::filesystem::path& obj)>& emit_object,
+                           const std::string& error_prefix);
 
 }  // namespace tessera::halide

@@ -3,26 +3,11 @@
 
 #include <string>
 
+#include "backends/compilers/program_function.h"
 #include "backends/onednn/onednn_program.h"
 
 namespace tessera {
 namespace {
-
-class OnednnFunction final : public CompiledFunction {
- public:
-  OnednnFunction(const Graph& fn, dnnl::engine engine, onednn::Precision precision)
-      : CompiledFunction(fn), fn_(fn), program_(fn_, engine, precision) {}
-  size_t workspace_bytes() const override { return program_.workspace_bytes(); }
-
- protected:
-  void run_impl(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) override {
-    program_.run(inputs, outputs);
-  }
-
- private:
-  Graph fn_;   // owned: the program refers to it
-  onednn::OnednnProgram program_;
-};
 
 class OnednnCompiler final : public BackendCompiler {
  public:
@@ -43,7 +28,7 @@ class OnednnCompiler final : public BackendCompiler {
       if (!cpu_has_native_bf16(&why)) throw KernelUnsupported("onednn_bf16: " + why);
     }
     try {
-      return std::make_unique<OnednnFunction>(fn, engine_, precision_);
+      return std::make_unique<ProgramFunction<onednn::OnednnProgram>>(fn, engine_, precision_);
     } catch (const dnnl::error& e) {
       throw KernelUnsupported(name() + ": " + e.what());
     }

@@ -26,29 +26,30 @@ bool plain_order(const Shape& s, View view) {
   return view == View::Plain || v.size() != 4 || v[1] == 1 || v[2] * v[3] == 1;
 }
 
-// Blocked over (h, w) x c tiles of 16x16 floats: both sides then touch whole cache lines.
-void nchw_to_nhwc(const float* src, float* dst, const std::array<size_t, 4>& d) {
-  const size_t C = d[1], HW = d[2] * d[3];
+namespace {
+
+// dst = the transpose of src, for each of `batches` row-major [rows x cols] matrices. Blocked in
+// 16x16 tiles of floats: both sides then touch whole cache lines.
+void transpose_batched(const float* src, float* dst, size_t batches, size_t rows, size_t cols) {
   constexpr size_t kTile = 16;
-  for (size_t n = 0; n < d[0]; ++n, src += C * HW, dst += C * HW)
-    for (size_t c0 = 0; c0 < C; c0 += kTile)
-      for (size_t p0 = 0; p0 < HW; p0 += kTile) {
-        const size_t c1 = std::min(C, c0 + kTile), p1 = std::min(HW, p0 + kTile);
-        for (size_t c = c0; c < c1; ++c)
-          for (size_t p = p0; p < p1; ++p) dst[p * C + c] = src[c * HW + p];
+  for (size_t n = 0; n < batches; ++n, src += rows * cols, dst += rows * cols)
+    for (size_t r0 = 0; r0 < rows; r0 += kTile)
+      for (size_t c0 = 0; c0 < cols; c0 += kTile) {
+        const size_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+        for (size_t r = r0; r < r1; ++r)
+          for (size_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
       }
 }
 
+}  // namespace
+
+// Per image, C x (H*W) becomes (H*W) x C, and back.
+void nchw_to_nhwc(const float* src, float* dst, const std::array<size_t, 4>& d) {
+  transpose_batched(src, dst, d[0], d[1], d[2] * d[3]);
+}
+
 void nhwc_to_nchw(const float* src, float* dst, const std::array<size_t, 4>& d) {
-  const size_t C = d[1], HW = d[2] * d[3];
-  constexpr size_t kTile = 16;
-  for (size_t n = 0; n < d[0]; ++n, src += C * HW, dst += C * HW)
-    for (size_t p0 = 0; p0 < HW; p0 += kTile)
-      for (size_t c0 = 0; c0 < C; c0 += kTile) {
-        const size_t c1 = std::min(C, c0 + kTile), p1 = std::min(HW, p0 + kTile);
-        for (size_t p = p0; p < p1; ++p)
-          for (size_t c = c0; c < c1; ++c) dst[c * HW + p] = src[p * C + c];
-      }
+  transpose_batched(src, dst, d[0], d[2] * d[3], d[1]);
 }
 
 void to_view(const float* src, float* dst, const Shape& s, View view) {

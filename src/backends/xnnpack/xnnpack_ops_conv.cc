@@ -48,26 +48,37 @@ ConvGeometry geometry(const Node& node, const Shape& xs, const Shape& ys, int64_
 
 }  // namespace
 
+XnnpackProgram::ConvOperands XnnpackProgram::conv_operands(const Node& node, const std::string& what) const {
+  ConvOperands op;
+  op.x = node.inputs[0];
+  op.w = node.inputs[1];
+  op.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  op.xs = shape(op.x), op.ws = shape(op.w), op.ys = shape(node.outputs[0]);
+  if (op.xs.size() != 4) unsupported(node, "only 2-D " + what + " (NCHW input)");
+  op.g = attr_int(node.attrs, "group", 1), op.C = op.xs[1], op.O = op.ys[1], op.KH = op.ws[2], op.KW = op.ws[3];
+  return op;
+}
+
 void XnnpackProgram::build_conv(const Node& node) {
-  const ValueId x = node.inputs[0], w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const Shape xs = shape(x), ws = shape(w), ys = shape(node.outputs[0]);
-  if (xs.size() != 4) unsupported(node, "only 2-D convolutions (NCHW input)");
-  const int64_t g = attr_int(node.attrs, "group", 1), C = xs[1], O = ys[1], KH = ws[2], KW = ws[3];
-  const ConvGeometry geo = geometry(node, xs, ys, KH, KW, true);
+  const ConvOperands op = conv_operands(node, "convolutions");
+  const int64_t g = op.g, C = op.C, O = op.O, KH = op.KH, KW = op.KW;
+  const ConvGeometry geo = geometry(node, op.xs, op.ys, KH, KW, true);
   if (geo.ph.end < 0 || geo.pw.end < 0) unsupported(node, "an output size XNNPACK's padding cannot give");
-  const size_t in = read(node, x);
-  const bool depthwise = g > 1 && g == C && ws[1] == 1;
+  const size_t in = read(node, op.x);
+  const bool depthwise = g > 1 && g == C && op.ws[1] == 1;
   const size_t Og = static_cast<size_t>(O / g), Cg = static_cast<size_t>(C / g);
   const size_t elems = static_cast<size_t>(O * (C / g) * KH * KW);
   const size_t kh = static_cast<size_t>(KH), kw = static_cast<size_t>(KW), o = static_cast<size_t>(O);
   size_t filter;
   if (depthwise)
-    filter = weight(node, w, {1, kh, kw, o}, elems, [o, kh, kw](const float* s, float* d) { depthwise_filter(s, d, o, kh, kw); });
+    filter = weight(node, op.w, {1, kh, kw, o}, elems,
+                    [o, kh, kw](const float* s, float* d) { depthwise_filter(s, d, o, kh, kw); });
   else
-    filter = weight(node, w, {o, kh, kw, Cg}, elems, [o, Cg, kh, kw](const float* s, float* d) { conv_filter(s, d, o, Cg, kh, kw); });
-  const size_t bias = b == kNoValue ? SIZE_MAX
-                                    : weight(node, b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
+    filter = weight(node, op.w, {o, kh, kw, Cg}, elems,
+                    [o, Cg, kh, kw](const float* s, float* d) { conv_filter(s, d, o, Cg, kh, kw); });
+  const size_t bias = op.b == kNoValue
+                          ? SIZE_MAX
+                          : weight(node, op.b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
   const Clamp clamp = fuse_clamps(node.outputs[0]);
   const size_t out = write(node, clamp.out);
   const uint32_t flags = 0;
@@ -86,11 +97,8 @@ void XnnpackProgram::build_conv(const Node& node) {
 }
 
 void XnnpackProgram::build_conv_transpose(const Node& node) {
-  const ValueId x = node.inputs[0], w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const Shape xs = shape(x), ws = shape(w), ys = shape(node.outputs[0]);
-  if (xs.size() != 4) unsupported(node, "only 2-D transposed convolutions (NCHW input)");
-  const int64_t g = attr_int(node.attrs, "group", 1), C = xs[1], O = ys[1], KH = ws[2], KW = ws[3];
+  const ConvOperands op = conv_operands(node, "transposed convolutions");
+  const int64_t g = op.g, C = op.C, O = op.O, KH = op.KH, KW = op.KW;
   const auto strides = attr_ints(node.attrs, "strides", {1, 1}), dil = attr_ints(node.attrs, "dilations", {1, 1});
   const auto pads = attr_ints(node.attrs, "pads", {0, 0, 0, 0});
   const std::string auto_pad = attr_string(node.attrs, "auto_pad", "NOTSET");
@@ -98,7 +106,7 @@ void XnnpackProgram::build_conv_transpose(const Node& node) {
   int64_t pb[2], pe[2], adj[2];
   const int64_t k[2] = {KH, KW};
   for (size_t i = 0; i < 2; ++i) {
-    const int64_t full = strides[i] * (xs[2 + i] - 1) + (k[i] - 1) * dil[i] + 1, total = full - ys[2 + i];
+    const int64_t full = strides[i] * (op.xs[2 + i] - 1) + (k[i] - 1) * dil[i] + 1, total = full - op.ys[2 + i];
     if (auto_pad == "SAME_UPPER") pb[i] = total / 2;
     else if (auto_pad == "SAME_LOWER") pb[i] = total - total / 2;
     else if (auto_pad == "VALID") pb[i] = 0;
@@ -111,14 +119,15 @@ void XnnpackProgram::build_conv_transpose(const Node& node) {
     }
     if (pb[i] < 0 || adj[i] >= strides[i]) unsupported(node, "padding/output_padding XNNPACK cannot express");
   }
-  const size_t in = read(node, x);
+  const size_t in = read(node, op.x);
   const size_t Cg = static_cast<size_t>(C / g), Og = static_cast<size_t>(O / g), kh = size_t(KH), kw = size_t(KW);
   const size_t groups = static_cast<size_t>(g);
-  const size_t filter = weight(node, w, {groups * Og, kh, kw, Cg}, groups * Og * Cg * kh * kw,
+  const size_t filter = weight(node, op.w, {groups * Og, kh, kw, Cg}, groups * Og * Cg * kh * kw,
                                [=](const float* s, float* d) { deconv_filter(s, d, groups, Cg, Og, kh, kw); });
   const size_t o = static_cast<size_t>(O);
-  const size_t bias = b == kNoValue ? SIZE_MAX
-                                    : weight(node, b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
+  const size_t bias = op.b == kNoValue
+                          ? SIZE_MAX
+                          : weight(node, op.b, {o}, o, [o](const float* s, float* d) { scaled_copy(s, d, o, 1.0f); });
   const Clamp clamp = fuse_clamps(node.outputs[0]);
   const size_t out = write(node, clamp.out);
   add(node, [=](xnn_subgraph_t sg, const std::vector<uint32_t>& ids) {

@@ -107,6 +107,16 @@ class XnnpackProgram {
   Shape shape(ValueId v) const { return fn_.value(v).type.shape; }
   void require_unused_extra_outputs(const Node& node) const;
 
+  // What Conv and ConvTranspose read (xnnpack_ops_conv.cc): input x (rank 4, NCHW; anything else is
+  // unsupported as "only 2-D <what> (NCHW input)"), filter w [., ., KH, KW], bias b (kNoValue when
+  // absent), the output's shape, the groups and the channel counts.
+  struct ConvOperands {
+    ValueId x, w, b;
+    Shape xs, ws, ys;
+    int64_t g, C, O, KH, KW;
+  };
+  ConvOperands conv_operands(const Node& node, const std::string& what) const;
+
   // --- one builder per op family ---
   void build_conv(const Node& node);              // xnnpack_ops_conv.cc
   void build_conv_transpose(const Node& node);

@@ -10,6 +10,9 @@
 
 #include "backends/compilers/function_builder.h"
 #include "backends/halide/halide_compiler.h"
+#include "backends/halide/halide_runtime.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
@@ -154,4 +157,17 @@ TEST_CASE("halide: Conv, MatMul and integer tensors are KernelUnsupported, befor
   c.output(c.node("Relu", {i}, {4}));
   CHECK_THROWS_AS(make_backend_compiler("halide")->compile(c.g), KernelUnsupported);
   CHECK(halide::pipelines_compiled() == before);
+}
+
+TEST_CASE("halide: publish_shared_object leaves no temporary file behind when emitting or linking fails") {
+  tessera::testing::TempDir dir;
+  const std::filesystem::path so = dir / "f.so";
+  auto garbage = [](const std::filesystem::path& obj) { tessera::testing::write_file(obj, "not an object file"); };
+  CHECK_THROWS_AS(halide::publish_shared_object(so, garbage, "test: "), KernelUnsupported);   // the link fails
+  auto fails = [](const std::filesystem::path& obj) {
+    tessera::testing::write_file(obj, "half written");
+    throw std::runtime_error("emit failed");
+  };
+  CHECK_THROWS_WITH(halide::publish_shared_object(so, fails, "test: "), "emit failed");
+  CHECK(std::filesystem::is_empty(dir.path()));
 }

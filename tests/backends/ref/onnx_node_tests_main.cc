@@ -25,6 +25,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/ref/ref_kernels.h"
+#include "node_test_runner.h"
 #include "onnx_node_case.h"
 
 namespace fs = std::filesystem;
@@ -33,35 +34,9 @@ using tessera::oracle::Verdict;
 
 namespace {
 
-constexpr const char* kDefaultData = "/usr/share/libonnx-testdata/data/node";
-
-struct Options {
-  std::string data = kDefaultData, filter, markdown, expected, write_expected;
-  bool verbose = false;
+struct Options : tessera::oracle::RunnerOptions {
+  std::string markdown;
 };
-
-// The committed list: one case name per line; '#' starts a comment.
-std::set<std::string> read_expected(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "ref_onnx_node_tests: " << path << ": cannot read the list of expected passes\n";
-    std::exit(2);
-  }
-  std::set<std::string> names;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    line = line.substr(0, line.find('#'));
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (line.empty()) continue;
-    if (line.rfind("test_", 0) != 0 || line.find(' ') != std::string::npos) {
-      std::cerr << "ref_onnx_node_tests: " << path << ":" << line_no << ": not a node test name: '" << line << "'\n";
-      std::exit(2);
-    }
-    names.insert(line);
-  }
-  return names;
-}
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
@@ -168,68 +143,21 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"The ref backend against ONNX's node tests", "ref_onnx_node_tests"};
-  app.add_option("--expected", opt.expected, "committed list of the cases expected to pass")->required();
-  app.add_option("--data", opt.data, "node test directory (default: libonnx-testdata's)");
-  app.add_option("--filter", opt.filter, "run only cases whose name contains this");
-  app.add_flag("--verbose", opt.verbose, "print every case's verdict");
+  tessera::oracle::add_runner_options(app, opt);
   app.add_option("--markdown", opt.markdown, "write the docs/ref_backend.md report");
-  app.add_option("--write-expected", opt.write_expected, "write this run's passing cases as the list");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
-  const std::set<std::string> expected = read_expected(opt.expected);
-  if (!fs::is_directory(opt.data)) {
-    std::cerr << "ref_onnx_node_tests: " << opt.data << " not found (install libonnx-testdata); skipping\n";
-    return 77;
-  }
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(opt.data))
-    if (e.is_directory() && e.path().filename().string().find(opt.filter) != std::string::npos) dirs.push_back(e.path());
-  std::sort(dirs.begin(), dirs.end());
+  if (auto status = tessera::oracle::start_runner(app, opt, argc, argv)) return *status;
 
   const tessera::KernelRegistry kernels = tessera::make_ref_kernels();
+  tessera::oracle::Floor floor(opt);
   std::vector<CaseResult> results;
-  int passed = 0, failed = 0, skipped = 0;
-  std::set<std::string> seen;
-  std::vector<std::string> regressed, unlisted;
-  for (const auto& d : dirs) {
+  for (const auto& d : tessera::oracle::case_dirs(opt)) {
     results.push_back(tessera::oracle::run_case(d, kernels));
-    const CaseResult& r = results.back();
-    seen.insert(r.name);
-    const bool listed = expected.count(r.name) > 0;
-    if (r.verdict == Verdict::Passed) ++passed;
-    if (r.verdict == Verdict::Failed) ++failed;
-    if (r.verdict == Verdict::Skipped) ++skipped;
-    if (r.verdict == Verdict::Failed) std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
-    else if (r.verdict == Verdict::Skipped && listed) std::cout << "FAIL " << r.name << " (expected to pass) skipped: " << r.reason << "\n";
-    else if (opt.verbose) std::cout << (r.verdict == Verdict::Passed ? "pass " : "skip ") << r.name << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
-    if (listed && r.verdict != Verdict::Passed) regressed.push_back(r.name);
-    if (!listed && r.verdict == Verdict::Passed) unlisted.push_back(r.name);
+    floor.record(results.back(), opt.verbose);
   }
-  std::vector<std::string> missing;
-  for (const std::string& name : expected)
-    if (opt.filter.empty() || name.find(opt.filter) != std::string::npos)
-      if (!seen.count(name)) missing.push_back(name);
-  for (const std::string& name : missing) std::cout << "FAIL " << name << " (expected to pass): not in " << opt.data << "\n";
-
-  std::cout << "ONNX node tests: " << passed << " passed, " << failed << " failed, " << skipped
+  std::cout << "ONNX node tests: " << floor.passed << " passed, " << floor.failed << " failed, " << floor.skipped
             << " skipped (unsupported ops)\n";
-  std::cout << "expected to pass (" << opt.expected << "): " << expected.size() << "; " << regressed.size()
-            << " of them failed or skipped, " << missing.size() << " missing\n";
-  if (!unlisted.empty()) {
-    if (unlisted.size() > 10) unlisted.resize(10), unlisted.push_back("...");
-    std::cout << "passing but not listed (--write-expected adds them): " << join(unlisted, ", ") << "\n";
-  }
-  if (!opt.write_expected.empty()) {
-    std::ofstream out(opt.write_expected);
-    out << "# ONNX node tests (libonnx-testdata) expected to pass on the ref backend; ctest fails when one\n"
-           "# of them fails or skips. Regenerate: ref_onnx_node_tests --expected FILE --write-expected FILE\n";
-    for (const CaseResult& r : results)
-      if (r.verdict == Verdict::Passed) out << r.name << "\n";
-  }
-  if (!opt.markdown.empty()) write_markdown(opt.markdown, results, kernels, opt, expected.size(), failed, skipped);
-  return failed == 0 && regressed.empty() && missing.empty() && passed > 0 ? 0 : 1;
+  const int status = floor.finish(opt, "ref");
+  if (!opt.markdown.empty())
+    write_markdown(opt.markdown, results, kernels, opt, floor.listed(), floor.failed, floor.skipped);
+  return status;
 }

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/compilers/conv_cases.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/xnnpack/xnnpack_compiler.h"
 
@@ -11,13 +12,6 @@ using tessera::testing::check_against_ref;
 using I = std::vector<int64_t>;
 
 namespace {
-
-Shape conv_out(const Shape& x, int64_t O, I k, I s, I p, I d) {
-  Shape y{x[0], O};
-  for (size_t i = 0; i < k.size(); ++i)
-    y.push_back((x[2 + i] + p[i] + p[i + k.size()] - ((k[i] - 1) * d[i] + 1)) / s[i] + 1);
-  return y;
-}
 
 void check_unsupported(const Graph& fn, const std::string& fragment) {
   try {
@@ -32,15 +26,7 @@ void check_unsupported(const Graph& fn, const std::string& fragment) {
 }  // namespace
 
 TEST_CASE("xnnpack: Conv with groups, pads, strides, dilations, bias and a fused Relu") {
-  FunctionBuilder b;
-  const Shape xs{2, 8, 11, 9};
-  const I k{3, 3}, s{2, 1}, p{1, 0, 1, 2}, d{1, 2};
-  const Shape ys = conv_out(xs, 12, k, s, p, d);
-  const ValueId x = b.input("x", xs), w = b.input("w", {12, 4, 3, 3}), bias = b.input("b", {12});
-  const ValueId c = b.node("Conv", {x, w, bias}, ys,
-                           {{"group", int64_t{2}}, {"strides", s}, {"pads", p}, {"dilations", d}, {"kernel_shape", k}});
-  b.output(b.node("Relu", {c}, ys));
-  check_against_ref("xnnpack", b.g);
+  check_against_ref("xnnpack", tessera::testing::grouped_conv_relu());
 }
 
 TEST_CASE("xnnpack: mobilenet block: pointwise, depthwise + Clip(0, 6), pointwise, residual Add") {
