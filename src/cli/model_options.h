@@ -1,4 +1,5 @@
-// The options every subcommand that reads a model shares: the model path and --input-shape.
+// The options every subcommand that reads a model shares: the model path, --input-shape and
+// --verbose (import warnings in full; cli_output.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,8 @@ namespace tessera::cli {
 struct ModelOptions {
   std::string path;
   std::vector<std::string> input_shapes;  // NAME=DxD...
+  bool verbose = false;
+  bool runs = false;   // the command executes the model: the missing-weight line says so
 
   void add_to(CLI::App& cmd);
   Graph load() const;
