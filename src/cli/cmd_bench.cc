@@ -91,7 +91,11 @@ void run_bench(const BenchArgs& a) {
 
   std::vector<BenchRow> rows;
   const AccuracyBudget budget = a.accuracy.budget();
-  for (const std::string& combo : a.combos) rows.push_back(bench_one(graph, inputs, combo, *model, a, db.get(), budget));
+  for (size_t i = 0; i < a.combos.size(); ++i) {
+    // Progress on stderr: each combination is planned, compiled and timed, seconds apiece.
+    std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
+    rows.push_back(bench_one(graph, inputs, a.combos[i], *model, a, db.get(), budget));
+  }
 
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();

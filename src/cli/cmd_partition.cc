@@ -104,6 +104,9 @@ void run_partition(const PartitionArgs& a) {
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
   else if (model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
+  if (model->name() == "measure")
+    std::fprintf(stderr, "tessera: measured costs: cost database %s (a rerun measures nothing twice)\n",
+                 (a.cache.empty() ? default_cost_database_path().string() : a.cache).c_str());
 
   PartitionOptions options;
   options.model_path = a.model.path;
