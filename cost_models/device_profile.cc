@@ -192,13 +192,13 @@ DeviceProfile resolve_device_profile(std::string_view name_or_path) {
     if (names.empty()) continue;
     std::sort(names.begin(), names.end());
     for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    where = (root / "devices").string();
+    where = (root / file).string();
     break;
   }
   if (known.empty())
     throw UserError(std::string(name_or_path), "", "no such device profile, and no data/devices folder found (set TESSERA_DATA_DIR)");
-  throw UserError(std::string(name_or_path), "", "no such device profile; " + where + " has " + known +
-                                                   " (or give a profile's path)");
+  throw UserError(std::string(name_or_path), "", "no such device profile: " + where + " does not exist; that folder has " +
+                                                   known + " (or give a profile's path)");
 }
 
 }  // namespace tessera

@@ -108,7 +108,7 @@ TEST_CASE("counts read as English: 1 partition, 1 node, 2 partitions") {
   CHECK(summary.out.find("1 partitions") == std::string::npos);
   CHECK(summary.out.find("0 crossings") != std::string::npos);
 
-  Process explain = cli("partition " + kMlp + " --backends ref,onednn --cost roofline --no-coalesce --explain");
+  Process explain = cli("partition " + kMlp + " --backends ref --cost roofline --search single:ref --no-coalesce --explain");
   INFO(explain.out);
   REQUIRE(explain.exit_code == 0);
   CHECK(explain.out.find("1 nodes") == std::string::npos);
@@ -216,6 +216,9 @@ TEST_CASE("README and docs link only to files inside the repository") {
     for (std::sregex_iterator m(text.begin(), text.end(), link), end; m != end; ++m) {
       const std::string target = (*m)[1];
       if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+      // Only what reads as a path: "](...)" also occurs in code, e.g. Fusion[tvm](SingleOp{*}).
+      if (!std::regex_match(target, std::regex("[A-Za-z0-9_./-]+")) || target.find_first_of("./") == std::string::npos)
+        continue;
       INFO("link " << target);
       CHECK(fs::exists(page.parent_path() / target));
     }
