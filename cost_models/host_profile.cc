@@ -40,15 +40,15 @@ fs::path host_profile_dir_for(const fs::path& database) {
   return (parent.empty() ? fs::path(".") : parent) / "devices";
 }
 
-fs::path host_profile_path(const fs::path& dir, int threads) {
-  return dir / ("host-" + hash_hex(fnv1a64(host_machine(threads))) + ".json");
+fs::path host_profile_path(const fs::path& dir, int threads, bool fitted) {
+  return dir / ("host-" + hash_hex(fnv1a64(host_machine(threads))) + (fitted ? ".json" : "-unfitted.json"));
 }
 
 DeviceProfile fit_host_profile(const HostProfileOptions& o) {
   if (const char* fixed = std::getenv("TESSERA_ROOFLINE_PROFILE"); fixed && *fixed) return resolve_device_profile(fixed);
   const int threads = o.threads > 0 ? o.threads : 1;
   const fs::path dir = o.dir.empty() ? default_host_profile_dir() : o.dir;
-  const fs::path path = host_profile_path(dir, threads);
+  const fs::path path = host_profile_path(dir, threads, static_cast<bool>(o.fit_backends));
   const std::string machine = host_machine(threads);
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {

@@ -53,8 +53,10 @@ std::string host_machine(int threads);
 std::filesystem::path default_host_profile_dir();
 // The folder beside a cost database file: its parent folder's devices/.
 std::filesystem::path host_profile_dir_for(const std::filesystem::path& database);
-// DIR/host-<16 hex digits of a hash of host_machine(threads)>.json.
-std::filesystem::path host_profile_path(const std::filesystem::path& dir, int threads);
+// DIR/host-<16 hex digits of a hash of host_machine(threads)>.json, or ...-unfitted.json for a
+// profile made without fit_backends (a program that does not link the backends): such a profile
+// keeps the starting factors and must not stand in for a fitted one, nor the other way round.
+std::filesystem::path host_profile_path(const std::filesystem::path& dir, int threads, bool fitted = true);
 
 // The kept profile for this machine and thread count, else a fresh calibration, saved (a folder
 // that cannot be written costs a note, not the run). A kept file that does not parse is a

@@ -62,7 +62,7 @@ TEST_CASE("host profile: calibrated on first use, kept, found again; one per thr
   std::vector<std::string> notes;
   DeviceProfile first = fit_host_profile(quick(dir.path(), notes));
   CHECK(any_contains(notes, "calibrating"));
-  CHECK(fs::is_regular_file(host_profile_path(dir.path(), 1)));
+  CHECK(fs::is_regular_file(host_profile_path(dir.path(), 1, false)));
   CHECK(first.machine == host_machine(1));
   CHECK(first.device == "cpu");
 
@@ -74,7 +74,9 @@ TEST_CASE("host profile: calibrated on first use, kept, found again; one per thr
   DeviceProfile two = fit_host_profile(quick(dir.path(), notes, 2));
   CHECK(any_contains(notes, "calibrating"));
   CHECK(two.machine == host_machine(2));
-  CHECK(host_profile_path(dir.path(), 2) != host_profile_path(dir.path(), 1));
+  CHECK(host_profile_path(dir.path(), 2, false) != host_profile_path(dir.path(), 1, false));
+  // A program without the backend fit never hands its profile to one with it, nor back.
+  CHECK(host_profile_path(dir.path(), 1, true) != host_profile_path(dir.path(), 1, false));
 }
 
 TEST_CASE("host profile: the fit hook adjusts the profile before it is kept") {
@@ -88,6 +90,7 @@ TEST_CASE("host profile: the fit hook adjusts the profile before it is kept") {
   };
   fit_host_profile(o);
   CHECK(any_contains(notes, "probe: 1 thread"));
+  CHECK_FALSE(fs::exists(host_profile_path(dir.path(), 1, false)));
   DeviceProfile kept = load_device_profile(host_profile_path(dir.path(), 1));
   REQUIRE(kept.efficiency.count("probe"));
   CHECK(kept.efficiency.at("probe").compute == 0.25);
@@ -101,7 +104,7 @@ TEST_CASE("host profile: the test hook pins plain roofline to a named profile wi
   DeviceProfile p = fit_host_profile(quick(dir.path(), notes));
   CHECK(p.name == "host");
   CHECK(notes.empty());
-  CHECK_FALSE(fs::exists(host_profile_path(dir.path(), 1)));
+  CHECK_FALSE(fs::exists(host_profile_path(dir.path(), 1, false)));
 }
 
 TEST_CASE("a cpu profile from another machine is used when named, with one warning") {
