@@ -275,3 +275,22 @@ TEST_CASE("calibrate measures at one thread by default, as run and tune execute"
   const std::string machine = profile["machine"];
   CHECK(machine.substr(machine.size() - 3) == "/t1");
 }
+
+TEST_CASE("every measurement shows progress, whichever command starts it") {
+  TempDir dir;
+  // partition with measured costs: where they go, then progress while the estimator measures.
+  Process part = cli("partition " + kMlp + " --backends ref,onednn --cost measure:budget_ms=1,repeats=2 --cache " +
+                     dir.file("c.db") + " --plan " + dir.file("p.json"));
+  INFO(part.err);
+  REQUIRE(part.exit_code == 0);
+  CHECK(part.err.find("cost database " + dir.file("c.db")) != std::string::npos);
+  CHECK(part.err.find("tessera: measuring: 1 function") != std::string::npos);
+  CHECK(std::regex_search(part.err, std::regex("tessera: measured [0-9]+ functions")));
+
+  // bench: one line per combination it plans, compiles and times.
+  Process bench = cli("bench " + kMlp + " --combos ref ref,onednn --repeat 1");
+  INFO(bench.err);
+  REQUIRE(bench.exit_code == 0);
+  CHECK(bench.err.find("bench 1/2: ref\n") != std::string::npos);
+  CHECK(bench.err.find("bench 2/2: ref,onednn\n") != std::string::npos);
+}
