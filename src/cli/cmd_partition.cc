@@ -119,6 +119,7 @@ void run_partition(const PartitionArgs& a) {
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
   // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
   if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false, budget);
+  model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
