@@ -56,8 +56,8 @@ std::vector<Probe> probes() {
   }
   {
     Graph g;
-    ValueId x = input(g, "x", {1, 4 << 20}), y = input(g, "y", {1, 4 << 20});
-    node(g, "Add", {x, y}, {1, 4 << 20});
+    ValueId x = input(g, "x", {1, 16 << 20}), y = input(g, "y", {1, 16 << 20});
+    node(g, "Add", {x, y}, {1, 16 << 20});
     out.push_back({"add", std::move(g), false});
   }
   return out;

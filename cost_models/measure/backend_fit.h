@@ -8,7 +8,10 @@
 //
 //   conv   Conv 64->64, 3x3, 56x56 (resnet's staple, 0.23 GFLOP)         compute-bound
 //   gemm   MatMul [128, 768] x [768, 768] (a BERT projection, 0.15 GFLOP) compute-bound
-//   add    Add of two 4 Mi-float tensors (48 MiB of traffic)                memory-bound
+//   add    Add of two 16 Mi-float tensors (192 MiB of traffic)             memory-bound
+//
+// The Add is larger than any L3 cache: at 48 MiB it partly stayed in cache on this EPYC and the
+// fitted bandwidth (34-46 GB/s) predicted mobilenet_v2's memory-bound layers 1.4x too fast.
 //
 // compute throughput = FLOPs / fast time, the geometric mean over the compute probes a backend
 // takes; bandwidth = boundary bytes / fast time (the 10th percentile of the timed runs: on a shared
