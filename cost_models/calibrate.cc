@@ -15,6 +15,7 @@
 #include <tbb/task_arena.h>
 
 #include "tessera/error.h"
+#include "tessera/machine.h"
 
 namespace tessera {
 
@@ -23,17 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      size_t colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  }
-  return "unknown cpu";
 }
 
 double measure_gemm_gflops(int n, int repeats) {
@@ -93,7 +83,7 @@ double measure_call_overhead_us() {
 Calibration calibrate_host(const CalibrateOptions& o) {
   Calibration c;
   c.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
-  c.cpu = cpu_model();
+  c.cpu = cpu_model_name();
   openblas_set_num_threads(c.threads);
   tbb::task_arena arena(c.threads);
   c.peak_gflops = measure_gemm_gflops(o.gemm_n, std::max(1, o.repeats));

@@ -1,6 +1,7 @@
 // CostModel's non-virtual entry points and the --cost spec factory. See cost_model.h.
 #include "tessera/cost_model.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -53,16 +54,23 @@ std::vector<std::string> split_commas(std::string_view s) {
   return out;
 }
 
-std::unique_ptr<CostModel> make_roofline(std::string_view arg) {
+std::unique_ptr<CostModel> make_roofline(std::string_view arg, const HostProfileOptions& host) {
   std::vector<DeviceProfile> profiles;
-  for (const std::string& name : split_commas(arg)) profiles.push_back(resolve_device_profile(name));
-  // The host profile stands in for "cpu" unless a named profile already does.
+  for (const std::string& name : split_commas(arg)) {
+    profiles.push_back(resolve_device_profile(name));
+    // Asked for by name, so used; but a cpu profile from elsewhere says so, once.
+    if (std::string w = foreign_profile_warning(profiles.back(), host.threads); !w.empty()) {
+      if (host.note) host.note(w);
+      else std::fprintf(stderr, "tessera: %s\n", w.c_str());
+    }
+  }
+  // This machine's profile stands in for "cpu" unless a named profile already does.
   bool has_cpu = false;
   for (const DeviceProfile& p : profiles) has_cpu = has_cpu || p.device == "cpu";
   // Without a host profile, a model with no cpu backend still works; check_backends reports it.
   if (!has_cpu) {
     try {
-      profiles.push_back(load_device_profile(find_data_file("devices/host.json")));
+      profiles.push_back(fit_host_profile(host));
     } catch (const UserError&) {
       if (profiles.empty()) throw;
     }
@@ -78,7 +86,7 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostMode
     if (arg.empty()) throw UserError("--cost", "mock", "needs a cost file: --cost mock:FILE");
     return std::make_unique<MockCostModel>(load_mock_costs(std::filesystem::path(arg)));
   }
-  if (head == "roofline") return make_roofline(arg);
+  if (head == "roofline") return make_roofline(arg, options.host);
   if (head == "measure") {
     if (!options.make_measure) {
       throw UserError("--cost", "measure", "measured costs are not available in this build");

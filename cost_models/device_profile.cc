@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -38,6 +39,7 @@ json to_json(const DeviceProfile& p) {
   json j = {{"format", "tessera.device"}, {"version", 1},          {"name", p.name},
             {"device", p.device},         {"source", p.source},    {"peak_gflops", p.peak_gflops},
             {"bandwidth_gbs", p.bandwidth_gbs}, {"call_overhead_us", p.call_overhead_us}};
+  if (!p.machine.empty()) j["machine"] = p.machine;   // absent in older profiles: fingerprint kept
   if (p.link) j["link"] = {{"bandwidth_gbs", p.link->bandwidth_gbs}, {"latency_us", p.link->latency_us}};
   j["efficiency"] = json::object();
   for (const auto& [backend, e] : p.efficiency) {
@@ -67,7 +69,7 @@ DeviceProfile parse_device_profile(std::string_view text, const std::string& fil
   JsonFields f(file);
   json root = f.parse(text);
   f.expect_object(root, "", {"format", "version", "name", "device", "source", "peak_gflops",
-                             "bandwidth_gbs", "call_overhead_us", "link", "efficiency"});
+                             "bandwidth_gbs", "call_overhead_us", "link", "efficiency", "machine"});
   f.expect_header(root, "tessera.device");
   DeviceProfile p;
   p.file = file;
@@ -76,6 +78,7 @@ DeviceProfile parse_device_profile(std::string_view text, const std::string& fil
   p.device = *f.string(root, "", "device", true);
   if (p.device.empty()) f.fail("/device", "must not be empty");
   p.source = *f.string(root, "", "source", true);
+  if (auto m = f.string(root, "", "machine", false)) p.machine = *m;
   p.peak_gflops = positive(f, root, "", "peak_gflops");
   p.bandwidth_gbs = positive(f, root, "", "bandwidth_gbs");
   p.call_overhead_us = f.in_range(*f.number(root, "", "call_overhead_us", true), "/call_overhead_us", 0,
@@ -130,7 +133,10 @@ void save_device_profile(const DeviceProfile& p, const std::filesystem::path& pa
   }
 }
 
-std::filesystem::path find_data_file(std::string_view relative) {
+namespace {
+// The data/ folders find_data_file looks in, in order, each once: build/data and the source tree's
+// data/ are often one folder reached by two paths.
+std::vector<std::filesystem::path> data_roots() {
   namespace fs = std::filesystem;
   std::vector<fs::path> roots;
   if (const char* env = std::getenv("TESSERA_DATA_DIR"); env && *env) roots.emplace_back(env);
@@ -144,8 +150,21 @@ std::filesystem::path find_data_file(std::string_view relative) {
 #ifdef TESSERA_SOURCE_DATA_DIR
   roots.emplace_back(TESSERA_SOURCE_DATA_DIR);
 #endif
-  std::string tried;
+  std::vector<fs::path> unique;
   for (const fs::path& root : roots) {
+    fs::path canon = fs::weakly_canonical(root, ec);
+    if (ec) canon = root.lexically_normal();
+    if (std::find(unique.begin(), unique.end(), canon) == unique.end()) unique.push_back(canon);
+  }
+  return unique;
+}
+}  // namespace
+
+std::filesystem::path find_data_file(std::string_view relative) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string tried;
+  for (const fs::path& root : data_roots()) {
     fs::path p = root / relative;
     if (fs::is_regular_file(p, ec)) return p;
     tried += (tried.empty() ? "" : ", ") + root.string();
@@ -161,7 +180,25 @@ DeviceProfile resolve_device_profile(std::string_view name_or_path) {
   if (name_or_path.find('/') != std::string_view::npos || p.extension() == ".json") {
     throw UserError(std::string(name_or_path), "", "no such device profile");
   }
-  return load_device_profile(find_data_file("devices/" + std::string(name_or_path) + ".json"));
+  const std::string file = "devices/" + std::string(name_or_path) + ".json";
+  for (const std::filesystem::path& root : data_roots())
+    if (std::filesystem::is_regular_file(root / file, ec)) return load_device_profile(root / file);
+  // Not found: name the profiles that do exist, where they are.
+  std::string known, where;
+  for (const std::filesystem::path& root : data_roots()) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(root / "devices", ec))
+      if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    if (names.empty()) continue;
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    where = (root / file).string();
+    break;
+  }
+  if (known.empty())
+    throw UserError(std::string(name_or_path), "", "no such device profile, and no data/devices folder found (set TESSERA_DATA_DIR)");
+  throw UserError(std::string(name_or_path), "", "no such device profile: " + where + " does not exist; that folder has " +
+                                                   known + " (or give a profile's path)");
 }
 
 }  // namespace tessera

@@ -67,7 +67,7 @@ for entry in "${models[@]}"; do
     log="$out/${name%.*}.tune.log"
     rm -f "$out/${name%.*}.costs.db"
     if timeout "$limit" "$tessera" tune "$model" "${shape_flags[@]}" --backends ref,onednn,eigen,blas \
-         --cache "$out/${name%.*}.costs.db" --budget-ms 1 --repeats 2 -j 1 >"$log" 2>&1; then
+         --cache "$out/${name%.*}.costs.db" --budget-ms 1 --repeat 2 -j 1 >"$log" 2>&1; then
       invalid=$(grep -c '^tessera: invalid:' "$log")
       status=ok
       [ "$invalid" = 0 ] || status="fail tune: $invalid invalid, first: $(grep -m1 '^tessera: invalid:' "$log")"

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "search/collage_search.h"
+#include "tessera/cost_display.h"
+#include "tessera/plural.h"
 
 namespace tessera {
 namespace {
@@ -15,6 +17,7 @@ std::string label_of(const IndexSet& nodes, const Graph& graph) {
 }
 
 std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
+  const std::string& unit = outcome.plan.cost_model;
   const SearchProblem& problem = outcome.problem;
   CollageOptions options;
   options.initial = p.nodes.complement();
@@ -33,10 +36,11 @@ std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
   }
   Cost base;
   for (int c : r.chosen) base += problem.costs[size_t(c)];
-  o << " = " << base.to_string();
+  o << " = " << display_cost(base, unit);
   if (base.is_value() && p.cost.is_value()) {
-    double d = base.number() - p.cost.number();
-    o << " (" << (d >= 0 ? "+" : "") << d << ")";
+    const bool worse = base >= p.cost;
+    const Cost d = Cost::value(worse ? base.number() - p.cost.number() : p.cost.number() - base.number());
+    o << " (" << (worse ? "+" : "-") << display_cost(d, unit) << ")";
   }
   return o.str();
 }
@@ -45,17 +49,18 @@ std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
 
 std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   const Plan& plan = outcome.plan;
+  auto cost = [&](const Cost& c) { return display_cost(c, plan.cost_model); };
   std::ostringstream o;
-  o << "plan: " << plan.partitions.size() << " partitions, total " << plan.total_cost.to_string() << " (transfer "
-    << plan.transfer_cost.to_string() << ", boundary " << plan.boundary_cost.to_string() << "), search " << plan.search
+  o << "plan: " << count_of(plan.partitions.size(), "partition") << ", total " << cost(plan.total_cost) << " (transfer "
+    << cost(plan.transfer_cost) << ", boundary " << cost(plan.boundary_cost) << "), search " << plan.search
     << ", cost " << plan.cost_model << "\n";
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
-    o << "partition " << i << "  " << p.backend << "  " << p.nodes.count() << " nodes  " << label_of(p.nodes, graph)
-      << "  cost " << p.cost.to_string() << "  fn " << p.function << "\n";
+    o << "partition " << i << "  " << p.backend << "  " << count_of(size_t(p.nodes.count()), "node") << "  " << label_of(p.nodes, graph)
+      << "  cost " << cost(p.cost) << "  fn " << p.function << "\n";
     for (const ChosenCandidate& c : p.candidates) {
       o << "    candidate " << label_of(c.nodes, graph) << " " << c.nodes.to_string() << " rule " << c.rule << " cost "
-        << c.cost.to_string();
+        << cost(c.cost);
       for (const Composite& k : c.composites) o << " [" << k.name << "]";
       o << "\n";
     }
@@ -63,7 +68,7 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   }
   for (const Boundary& b : plan.boundaries)
     o << "boundary " << graph.value(b.value).name << "  " << b.from << " -> " << b.to << "  " << b.bytes << " bytes  cost "
-      << b.cost.to_string() << "\n";
+      << cost(b.cost) << "\n";
   const SearchStats& s = plan.stats;
   o << "stats: " << s.candidates << " candidates, " << s.costed << " costed functions ("
     << outcome.estimate_stats.cache_hits << " cache hits), " << s.states << " states settled, " << s.states_pushed

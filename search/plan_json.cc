@@ -15,6 +15,7 @@
 
 #include "tessera/error.h"
 #include "tessera/plan.h"
+#include "tessera/cost_display.h"
 #include "tessera/structural_hash.h"
 #include "tessera/text.h"
 
@@ -215,7 +216,8 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   std::ostringstream o;
   auto ms = [&](double x) { return format_plan_number(options.with_timings ? x : 0.0); };
   o << "{\"format\": \"tessera.plan\", \"version\": 1, \"model\": " << quote(plan.model)
-    << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model) << ",\n";
+    << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model)
+    << ", \"cost_unit\": " << quote(cost_is_seconds(plan.cost_model) ? "seconds" : "model units") << ",\n";
   o << " \"model_fingerprint\": " << quote(model_fingerprint(graph)) << ", \"input_shapes\": {";
   const auto shapes = model_input_shapes(graph);
   for (size_t i = 0; i < shapes.size(); ++i) {

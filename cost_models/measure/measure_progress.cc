@@ -64,4 +64,31 @@ void MeasureProgress::print_locked() {
   std::fflush(out_);
 }
 
+MeasureTicker::MeasureTicker(bool terminal, std::FILE* out)
+    : terminal_(terminal), out_(out), start_(std::chrono::steady_clock::now()) {}
+
+std::string MeasureTicker::line_locked() const {
+  char buf[128];
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::snprintf(buf, sizeof buf, "%zu function%s (%zu invalid), %.1f s", done_, done_ == 1 ? "" : "s", invalid_, s);
+  return buf;
+}
+
+void MeasureTicker::tick(bool invalid) {
+  std::lock_guard lock(mu_);
+  ++done_;
+  if (invalid) ++invalid_;
+  if (terminal_) std::fprintf(out_, "\rtessera: measuring: %s\033[K", line_locked().c_str());
+  else if (done_ == 1 || done_ % 100 == 0) std::fprintf(out_, "tessera: measuring: %s\n", line_locked().c_str());
+  std::fflush(out_);
+}
+
+MeasureTicker::~MeasureTicker() {
+  std::lock_guard lock(mu_);
+  if (done_ == 0) return;
+  if (terminal_) std::fputc('\n', out_);
+  std::fprintf(out_, "tessera: measured %s\n", line_locked().c_str());
+  std::fflush(out_);
+}
+
 }  // namespace tessera

@@ -41,4 +41,24 @@ class MeasureProgress {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The progress of measurements whose number is not known ahead: `partition --cost measure` and
+// `bench --cost measure`, where the estimator decides what to measure. The same two modes:
+//   terminal:  "measuring: 37 functions (1 invalid), 2.4 s" redrawn in place
+//   otherwise: that line at the first measurement and then every 100
+// and, when it is destroyed after any measurement, "measured 37 functions in 2.4 s".
+class MeasureTicker {
+ public:
+  explicit MeasureTicker(bool terminal, std::FILE* out = stderr);
+  ~MeasureTicker();
+  void tick(bool invalid);
+
+ private:
+  std::string line_locked() const;
+  std::mutex mu_;
+  size_t done_ = 0, invalid_ = 0;
+  bool terminal_;
+  std::FILE* out_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace tessera

@@ -2,6 +2,8 @@
 // See include/tessera/measured_cost_model.h.
 #include "tessera/measured_cost_model.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -9,7 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "backend_fit.h"
 #include "isolated_call.h"
+#include "measure_progress.h"
 #include "measure_function.h"
 #include "test_sleep_compiler.h"
 #include "tessera/error.h"
@@ -24,46 +28,6 @@ namespace {
 bool external_signal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
 
 }  // namespace
-
-std::string cpu_model_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    size_t b = line.find_first_not_of(" \t", colon + 1);
-    if (b != std::string::npos) return line.substr(b);
-  }
-  return "unknown-cpu";
-}
-
-std::string cpu_isa_flags() {
-  // Only the flags that choose code paths: microcode and mitigation flags differ between
-  // identical machines with other kernels and must not split their measurements.
-  static const char* const kIsa[] = {"sse", "ssse3", "avx", "fma", "f16c", "bmi", "amx", "popcnt", "aes",
-                                     "sha", "vaes", "vpclmulqdq", "gfni", "movbe", "adx", "asimd", "sve",
-                                     "neon", "fp16", "dotprod", "i8mm", "bf16"};
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::istringstream words(line.substr(colon + 1));
-    std::set<std::string> kept;
-    for (std::string w; words >> w;)
-      for (const char* isa : kIsa)
-        if (w.rfind(isa, 0) == 0) kept.insert(w);
-    std::string out;
-    for (const std::string& w : kept) out += (out.empty() ? "" : " ") + w;
-    return out;
-  }
-  return "";
-}
-
-std::string machine_fingerprint() {
-  if (const char* forced = std::getenv("TESSERA_MACHINE_FINGERPRINT"); forced && *forced) return forced;
-  return cpu_model_name() + "/isa-" + hash_hex(fnv1a64(cpu_isa_flags())).substr(0, 8);
-}
 
 MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::move(options)) {
   if (!options_.make_compiler) options_.make_compiler = make_measure_compiler;
@@ -220,7 +184,16 @@ MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {
 CostModelOptions measure_cost_model_options() {
   CostModelOptions o;
   o.make_measure = [](std::string_view arg) -> std::unique_ptr<CostModel> {
-    return std::make_unique<MeasuredCostModel>(parse_measure_options(arg));
+    MeasureOptions m = parse_measure_options(arg);
+    // Whichever command asked, a measurement shows progress (tune has its own, with a total).
+    auto ticker = std::make_shared<MeasureTicker>(::isatty(STDERR_FILENO) == 1);
+    m.on_measured = [ticker](const CostRequest&, const CostEntry& e) { ticker->tick(e.cost.is_invalid()); };
+    return std::make_unique<MeasuredCostModel>(m);
+  };
+  o.host.fit_backends = [](DeviceProfile& p, int threads) {
+    BackendFitOptions f;
+    f.threads = threads;
+    return fit_backend_efficiency(p, f);
   };
   return o;
 }

@@ -36,6 +36,7 @@
 #include "tessera/cost.h"
 #include "tessera/cost_database.h"
 #include "tessera/graph.h"
+#include "tessera/host_profile.h"
 
 namespace tessera {
 
@@ -106,10 +107,15 @@ struct CostModelOptions {
   // Builds the "measure" model (given the text after "measure:", possibly empty). Unset: "measure"
   // is a usage error naming the missing support.
   std::function<std::unique_ptr<CostModel>(std::string_view arg)> make_measure;
+  // "roofline" with no cpu profile named: this machine's profile, kept or calibrated
+  // (host_profile.h); also the thread count a named cpu profile is held against, and where its
+  // one-line warning goes when it was made on another machine.
+  HostProfileOptions host;
 };
 
 // Parses a --cost spec: "mock:FILE", "roofline", "roofline:PROFILE[,PROFILE...]", "measure[:ARG]".
-// PROFILE is a path to a device profile or a name in data/devices (see device_profile.h).
+// PROFILE is a path to a device profile or a name in data/devices (see device_profile.h); the cpu
+// is priced by the named cpu profile, else by this machine's own (host_profile.h).
 // Throws UserError("--cost: ...") for an unknown model and whatever the loaders throw.
 std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostModelOptions& options = {});
 

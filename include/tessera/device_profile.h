@@ -12,6 +12,9 @@
 //                      optional call_overhead_us per backend overrides the profile's (written by
 //                      `tessera refit`, roofline_refit.h; absent in older profiles)
 //   source             where the numbers come from (spec sheet URL, `tessera calibrate`)
+//   machine            optional: the machine and thread count a calibrated profile was measured
+//                      on, "<machine_fingerprint()>/t<threads>" (machine.h); `--cost roofline`
+//                      picks the profile of this machine by it (host_profile.h)
 //
 // Profiles live in data/devices/*.json; `tessera calibrate` writes data/devices/host.json for this
 // machine. Efficiency factors are in the profile, not the code, so a measured run can refit them.
@@ -43,6 +46,7 @@ struct DeviceProfile {
   std::string name;
   std::string device = "cpu";
   std::string source;
+  std::string machine;                         // "" = not calibrated on a known machine
   double peak_gflops = 0.0;
   double bandwidth_gbs = 0.0;
   double call_overhead_us = 0.0;

@@ -41,8 +41,9 @@ EmitResult emit_module(const Graph& graph, const Plan& plan, const EmitOptions& 
 // compiler here (backend_compiler.h: ref, eigen, onednn, blas).
 EmitOptions default_emit_options(const Plan& plan);
 
-// `plan_json` is the plan file's text (plan_to_json_text), written as DIR/plan.json.
-void write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
+// `plan_json` is the plan file's text (plan_to_json_text), written as DIR/plan.json. Returns the
+// paths written, in the order above, for the CLI's "wrote PATH" lines.
+std::vector<std::string> write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
                     const std::string& plan_json);
 
 }  // namespace tessera

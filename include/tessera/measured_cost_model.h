@@ -59,6 +59,7 @@
 #include "tessera/backend_compiler.h"
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
+#include "tessera/machine.h"
 
 namespace tessera {
 
@@ -136,17 +137,10 @@ class MeasuredCostModel final : public CostModel {
 MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions base = {});
 
 // The --cost hook: CostModelOptions whose make_measure builds a MeasuredCostModel from the
-// "measure:ARG" text. Give it to make_cost_model (cost_model.h).
+// "measure:ARG" text, and whose host.fit_backends times the real backends when a roofline profile
+// is calibrated for this machine (backend_fit.h). Give it to make_cost_model (cost_model.h).
 CostModelOptions measure_cost_model_options();
 
-// "Intel(R) Xeon(R) Processor" (the first "model name" of /proc/cpuinfo), or "unknown-cpu".
-std::string cpu_model_name();
-// The ISA flags of /proc/cpuinfo that choose code paths ("avx2 avx512f fma ..."; "flags" on x86,
-// "Features" on ARM), sorted, space-separated; "" when unknown.
-std::string cpu_isa_flags();
-// "<cpu_model_name()>/isa-<8 hex digits of a hash of cpu_isa_flags()>": the machine part of a
-// measured cost's key. Test hook: $TESSERA_MACHINE_FINGERPRINT, when set and not empty, replaces it
-// (to simulate a rank on other hardware, tests/distributed/); never set it for real tuning.
-std::string machine_fingerprint();
+// cpu_model_name(), cpu_isa_flags(), machine_fingerprint(): tessera/machine.h.
 
 }  // namespace tessera

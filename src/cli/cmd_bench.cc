@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy_options.h"
+#include "cli_output.h"
 #include "commands.h"
+#include "cost_options.h"
 #include "model_options.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
@@ -70,16 +72,30 @@ BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, co
 void run_bench(const BenchArgs& a) {
   if (a.combos.empty()) throw UserError("--combos", "", "give at least one backend combination, e.g. \"ref\" \"ref,onednn\"");
   if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
+  // A misspelt backend is a usage error before anything runs, not a row of the table.
+  for (const std::string& combo : a.combos) {
+    try {
+      resolve_backends(split_backend_list(combo), {});
+    } catch (const UserError& e) {
+      std::string what = e.what();
+      if (what.rfind("--backends: ", 0) == 0) what = what.substr(12);
+      throw UserError("--combos", "'" + combo + "'", what);
+    }
+  }
   set_compute_threads(std::max(1, a.threads));
   Graph graph = a.model.load();
   std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  std::unique_ptr<CostModel> model = make_cost_model(a.cost, measure_cost_model_options());
+  std::unique_ptr<CostModel> model = make_cost_model(a.cost, cli_cost_model_options(std::max(1, a.threads), a.cache));
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
 
   std::vector<BenchRow> rows;
   const AccuracyBudget budget = a.accuracy.budget();
-  for (const std::string& combo : a.combos) rows.push_back(bench_one(graph, inputs, combo, *model, a, db.get(), budget));
+  for (size_t i = 0; i < a.combos.size(); ++i) {
+    // Progress on stderr: each combination is planned, compiled and timed, seconds apiece.
+    std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
+    rows.push_back(bench_one(graph, inputs, a.combos[i], *model, a, db.get(), budget));
+  }
 
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -113,6 +129,9 @@ void run_bench(const BenchArgs& a) {
     std::ofstream out(a.svg);
     if (!out) throw UserError(a.svg, "", "cannot write");
     out << bench_chart_svg(a.model.path + ": predicted (" + model->name() + ") vs measured", rows);
+    out.close();
+    if (!out) throw UserError(a.svg, "", "cannot write");
+    note_written(a.svg);
   }
 }
 
@@ -122,6 +141,7 @@ void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "per backend combination: plan, predicted cost, measured end-to-end latency");
   args->model.add_to(*cmd);
+  args->model.runs = true;
   cmd->add_option("--combos", args->combos, "backend combinations, each a,b,c (several arguments)")->required()->expected(1, -1);
   cmd->add_option("--cost", args->cost, "cost model for planning: roofline[:DEVICE] (default), measure, mock:FILE");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive");

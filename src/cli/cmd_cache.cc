@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "cli_output.h"
 #include "commands.h"
 #include "tessera/cost_database.h"
 #include "tessera/error.h"
@@ -25,7 +26,8 @@ void add_cache_command(CLI::App& app) {
       if (!std::filesystem::is_regular_file(*in)) throw UserError(*in, "", "no such cost database");
     }
     size_t n = merge_cost_databases(*a, *b, *c);
-    std::printf("%zu entries -> %s\n", n, c->c_str());
+    std::printf("merged %zu entries\n", n);
+    note_written(*c);
   });
 
   auto* stats = cache->add_subcommand("stats", "summarise a cost database");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "tessera/plural.h"
 #include "model_options.h"
 #include "tessera/backend_spec.h"
 #include "tessera/candidate_space.h"
@@ -46,7 +47,7 @@ nlohmann::json space_json(const Graph& g, const CandidateSpace& space, bool expl
 }
 
 void print_text(const nlohmann::json& j, bool explain, double ms) {
-  std::printf("model: %s (%d nodes)\n", j["model"].get<std::string>().c_str(), j["nodes"].get<int>());
+  std::printf("model: %s (%s)\n", j["model"].get<std::string>().c_str(), count_of(j["nodes"].get<size_t>(), "node").c_str());
   for (const auto& b : j["backends"]) {
     std::printf("%-10s %8lld candidates   sizes:", b["backend"].get<std::string>().c_str(),
                 static_cast<long long>(b["candidates"].get<int64_t>()));

@@ -9,7 +9,9 @@
 #include <memory>
 
 #include "accuracy_options.h"
+#include "cli_output.h"
 #include "commands.h"
+#include "cost_options.h"
 #include "model_options.h"
 #include "plan_verification.h"
 #include "search/explain.h"
@@ -17,11 +19,13 @@
 #include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_database.h"
+#include "tessera/cost_display.h"
 #include "tessera/cost_model.h"
 #include "tessera/emit_pipeline.h"
 #include "tessera/error.h"
 #include "tessera/measured_cost_model.h"
 #include "tessera/plan.h"
+#include "tessera/plural.h"
 #include "tessera/text.h"
 
 namespace tessera::cli {
@@ -37,6 +41,7 @@ struct PartitionArgs {
   std::string emit_dir;
   std::string cache;
   int threads = 1;
+  int compute_threads = 1;
   bool no_coalesce = false;
   bool explain = false;
   bool timings = false;
@@ -48,17 +53,12 @@ struct PartitionArgs {
 void emit_outputs(const std::string& dir, const Plan& plan, const Graph& graph, const PlanJsonOptions& json) {
   EmitResult emitted = emit_module(graph, plan, default_emit_options(plan));
   for (const std::string& note : emitted.notes) std::fprintf(stderr, "tessera: note: codegen skipped %s\n", note.c_str());
-  write_emit_dir(dir, graph, plan, emitted.module, plan_to_json_text(plan, graph, json));
+  for (const std::string& path : write_emit_dir(dir, graph, plan, emitted.module, plan_to_json_text(plan, graph, json)))
+    note_written(path);
 }
 
 // Costs in the summary: milliseconds for the time-based models, plain units for mock.
-std::string summary_cost(const Plan& plan, const Cost& c) {
-  if (!c.is_value()) return c.to_string();
-  char buf[48];
-  if (plan.cost_model.rfind("mock", 0) == 0) std::snprintf(buf, sizeof buf, "%.6g", c.number());
-  else std::snprintf(buf, sizeof buf, "%.4g ms", c.number() * 1e3);
-  return buf;
-}
+std::string summary_cost(const Plan& plan, const Cost& c) { return display_cost(c, plan.cost_model); }
 
 void print_summary(const Plan& plan) {
   std::map<std::string, std::pair<int, Cost>> per;
@@ -67,14 +67,16 @@ void print_summary(const Plan& plan) {
     ++e.first;
     e.second += p.cost;
   }
-  std::printf("%s: %zu partitions, total cost %s (%s, search %s), transfer %s, boundaries %s (%zu crossings)\n",
-              plan.model.c_str(), plan.partitions.size(), summary_cost(plan, plan.total_cost).c_str(),
-              plan.cost_model.c_str(), plan.search.c_str(), summary_cost(plan, plan.transfer_cost).c_str(),
-              summary_cost(plan, plan.boundary_cost).c_str(), plan.boundaries.size());
+  std::printf("%s: %s, total cost %s (%s, search %s), transfer %s, boundaries %s (%s)\n",
+              plan.model.c_str(), count_of(plan.partitions.size(), "partition").c_str(),
+              summary_cost(plan, plan.total_cost).c_str(), plan.cost_model.c_str(), plan.search.c_str(),
+              summary_cost(plan, plan.transfer_cost).c_str(), summary_cost(plan, plan.boundary_cost).c_str(),
+              count_of(plan.boundaries.size(), "crossing").c_str());
   for (const auto& [backend, e] : per)
-    std::printf("  %-8s %4d partitions  %s\n", backend.c_str(), e.first, summary_cost(plan, e.second).c_str());
-  std::printf("  %lld candidates, %lld costed, %lld states, search %.2f ms\n", (long long)plan.stats.candidates,
-              (long long)plan.stats.costed, (long long)plan.stats.states, plan.stats.search_ms);
+    std::printf("  %-8s %14s  %s\n", backend.c_str(), count_of(size_t(e.first), "partition").c_str(),
+                summary_cost(plan, e.second).c_str());
+  std::printf("  %s, %lld costed, %s, search %.2f ms\n", count_of(size_t(plan.stats.candidates), "candidate").c_str(),
+              (long long)plan.stats.costed, count_of(size_t(plan.stats.states), "state").c_str(), plan.stats.search_ms);
 }
 
 // CONTRACTS.md: `measure` where every backend can run here, else `roofline`.
@@ -95,13 +97,16 @@ void run_partition(const PartitionArgs& a) {
   }
   std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
   const std::string cost = a.cost.empty() ? default_cost(backends) : a.cost;
-  std::unique_ptr<CostModel> model = make_cost_model(cost, measure_cost_model_options());
+  std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(a.compute_threads, a.cache));
   Graph graph = a.model.load();
   const AccuracyBudget budget = a.accuracy.budget();
   // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
   else if (model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
+  if (model->name() == "measure")
+    std::fprintf(stderr, "tessera: measured costs: cost database %s (a rerun measures nothing twice)\n",
+                 (a.cache.empty() ? default_cost_database_path().string() : a.cache).c_str());
 
   PartitionOptions options;
   options.model_path = a.model.path;
@@ -114,10 +119,14 @@ void run_partition(const PartitionArgs& a) {
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
   // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
   if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false, budget);
+  model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
-  if (!a.plan_path.empty()) write_plan_file(a.plan_path, outcome.plan, graph, json);
+  if (!a.plan_path.empty()) {
+    write_plan_file(a.plan_path, outcome.plan, graph, json);
+    note_written(a.plan_path);
+  }
   if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, outcome.plan, graph, json);
   if (a.explain) std::fputs(explain_plan(outcome, graph).c_str(), stdout);
   else if (a.plan_path.empty()) print_summary(outcome.plan);
@@ -138,6 +147,9 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--emit", args->emit_dir, "write the plan and partitioned module into this directory");
   cmd->add_option("--cache", args->cache, "cost database to read and extend");
   cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", args->compute_threads,
+                  "compute threads the plan will run with (run/tune --threads; default 1): picks the roofline profile")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");

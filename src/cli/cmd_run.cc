@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_output.h"
 #include "commands.h"
 #include "model_options.h"
 #include "tessera/backend_compiler.h"
@@ -25,6 +26,7 @@
 #include "tessera/module_printer.h"
 #include "tessera/npy.h"
 #include "tessera/plan.h"
+#include "tessera/plural.h"
 #include "tessera/ref_check.h"
 #include "tessera/text.h"
 
@@ -67,7 +69,7 @@ void print_profile(Executor& executor, const std::vector<HostTensor>& inputs, co
     measured += c.median_ms;
     if (c.predicted_ms >= 0) predicted += c.predicted_ms;
     auto from = executor.module().outlined_from.find(c.label);
-    std::string nodes = from == executor.module().outlined_from.end() ? c.label : std::to_string(from->second.size()) + " nodes from " + from->second.front();
+    std::string nodes = from == executor.module().outlined_from.end() ? c.label : count_of(from->second.size(), "node") + " from " + from->second.front();
     std::printf("%-4zu %-8s %-34s %12.4f %12.4f  %s\n", i, c.backend.c_str(), c.kernel.substr(0, 34).c_str(), c.predicted_ms,
                 c.median_ms, nodes.c_str());
   }
@@ -108,6 +110,7 @@ void run_run(const RunArgs& a) {
     std::vector<std::string> names;
     for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
     write_npy_dir(a.output_dir, names, executor.outputs());
+    for (const std::string& n : names) note_written((std::filesystem::path(a.output_dir) / npy_file_name(n)).string());
   }
   if (a.json) {
     nlohmann::json j;
@@ -117,9 +120,9 @@ void run_run(const RunArgs& a) {
     if (report && budget) j["rel_error"] = report->max_rel_error;
     std::printf("%s\n", j.dump().c_str());
   } else {
-    std::printf("%s: %zu partitions, %zu functions (%zu compiled), compile %.1f ms, workspace %.2f MiB\n",
-                a.model.path.c_str(), plan.partitions.size(), executor.module().functions.size(),
-                executor.module().external_modules.size(), executor.compile_ms(),
+    std::printf("%s: %s, %s (%zu compiled), compile %.1f ms, workspace %.2f MiB\n", a.model.path.c_str(),
+                count_of(plan.partitions.size(), "partition").c_str(),
+                count_of(executor.module().functions.size(), "function").c_str(), executor.module().external_modules.size(), executor.compile_ms(),
                 static_cast<double>(executor.workspace_bytes()) / (1 << 20));
     std::printf("latency: median %.3f ms (min %.3f, max %.3f) over %d runs, %d thread%s\n", latency.median_ms,
                 latency.min_ms, latency.max_ms, a.repeat, a.threads, a.threads == 1 ? "" : "s");
@@ -151,6 +154,7 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "execute a model as a plan partitions it; time it, check it against ref");
   args->model.add_to(*cmd);
+  args->model.runs = true;
   cmd->add_option("--plan", args->plan_path, "the plan (tessera.plan JSON)")->required();
   cmd->add_flag("--check", args->check, "also run every node on ref and compare every output");
   cmd->add_option("--repeat", args->repeat, "timed runs after one warm-up (median reported; default 10)");

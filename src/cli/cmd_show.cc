@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 
+#include "cli_output.h"
 #include "commands.h"
 #include "model_options.h"
 #include "tessera/emit_pipeline.h"
@@ -36,15 +37,24 @@ void write_text(const std::string& path, const std::string& text) {
 void run_show(const ShowArgs& a) {
   Graph graph = a.model.load();
   Plan plan = read_plan_file(a.plan, graph);
-  const std::string dot = plan_to_dot(graph, plan);
-  if (!a.dot.empty()) write_text(a.dot, dot);
-  if (!a.svg.empty()) write_svg(dot, a.svg);
+  const std::string dot = plan_to_dot(graph, plan, a.model.path);
+  if (!a.dot.empty()) {
+    write_text(a.dot, dot);
+    note_written(a.dot);
+  }
+  if (!a.svg.empty()) {
+    write_svg(dot, a.svg);
+    note_written(a.svg);
+  }
   if (!a.module.empty() || (a.svg.empty() && a.dot.empty())) {
     EmitOptions options = default_emit_options(plan);
     options.codegens.clear();
     const std::string text = print_module(emit_module(graph, plan, options).module);
     if (a.module.empty()) std::fputs(text.c_str(), stdout);
-    else write_text(a.module, text);
+    else {
+      write_text(a.module, text);
+      note_written(a.module);
+    }
   }
 }
 

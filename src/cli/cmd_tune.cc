@@ -57,6 +57,8 @@
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
 #include "tune_report.h"
+#include "cli_output.h"
+#include "tessera/plural.h"
 #include "tessera/text.h"
 
 namespace tessera::cli {
@@ -73,6 +75,7 @@ extern "C" void on_sigint(int) { interrupted.store(true); }
 struct TuneArgs {
   std::vector<std::string> models;
   std::vector<std::string> input_shapes;
+  bool verbose = false;
   std::string backends;
   std::vector<std::string> specs;
   std::string search = "collage";
@@ -215,7 +218,7 @@ void run_tune(const TuneArgs& a) {
   try {
     std::vector<Graph> graphs;
     for (const std::string& path : a.models) {
-      ModelOptions mo{path, a.input_shapes};
+      ModelOptions mo{path, a.input_shapes, a.verbose, true};
       graphs.push_back(mo.load());
     }
     const AccuracyBudget budget = a.accuracy.budget();
@@ -329,6 +332,7 @@ void run_tune(const TuneArgs& a) {
       if (!plans[m].empty()) {
         if (!a.plan_dir.empty()) fs::create_directories(a.plan_dir);
         write_plan_file(plans[m], outcome.plan, graphs[m], {});
+        note_written(plans[m]);
       }
       const Plan& plan = outcome.plan;
       double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
@@ -337,14 +341,19 @@ void run_tune(const TuneArgs& a) {
       report.models.push_back({a.models[m], plans[m], plan.partitions.size(), own.size(), ms});
       std::map<std::string, int> per_backend;
       for (const Partition& p : plan.partitions) ++per_backend[p.backend];
-      std::printf("%s: %zu partitions, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
-                  plan.model.c_str(), plan.partitions.size(), ms, measured, report.invalid, report.from_database);
-      for (const auto& [backend, n] : per_backend) std::printf("  %-8s %4d partitions\n", backend.c_str(), n);
+      std::printf("%s: %s, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
+                  plan.model.c_str(), count_of(plan.partitions.size(), "partition").c_str(), ms, measured, report.invalid,
+                  report.from_database);
+      for (const auto& [backend, n] : per_backend)
+        std::printf("  %-8s %14s\n", backend.c_str(), count_of(size_t(n), "partition").c_str());
       if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
     }
     report.measured_per_rank[0] += model.stats().measured - before;
     report.wall_s = seconds_since(t0);
-    if (!a.report.empty()) write_tune_report(a.report, report);
+    if (!a.report.empty()) {
+      write_tune_report(a.report, report);
+      note_written(a.report);
+    }
   } catch (const std::exception& e) {
     // Under MPI the other ranks must not wait for a rank that is gone: rank 0 stops them, a worker
     // tells rank 0 (which then stops the run with this rank's message).
@@ -361,6 +370,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("MODEL", args->models, "model files (.onnx or tessera .json); several share one database")
       ->required();
   cmd->add_option("--input-shape", args->input_shapes, "bind a symbolic input shape, NAME=1x3x224x224 (repeatable)");
+  cmd->add_flag("--verbose", args->verbose, "print every import warning (e.g. each weight missing from disk), not a summary");
   cmd->add_option("--backends", args->backends, "real backends the plan may use, a,b,c")->required();
   cmd->add_option("--backend-spec", args->specs, "a tessera.backend spec file (repeatable)");
   cmd->add_option("--cache", args->cache, "cost database (default ~/.cache/tessera/costs.db)");
@@ -373,7 +383,8 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->threads, "compute threads of each measurement (default 1)");
   cmd->add_option("--budget-ms", args->budget_ms, "timed runs per measurement stop after this (default 20)");
-  cmd->add_option("--repeats", args->repeats, "...or after this many runs (default 50)");
+  cmd->add_option("--repeat", args->repeats, "...or after this many runs (default 50)");
+  cmd->add_option("--repeats", args->repeats)->group("");   // the old spelling, hidden
   cmd->add_option("--timeout", args->timeout_s, "seconds before a measurement is killed and Invalid (default 10)");
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_flag("--no-verify", args->no_verify,

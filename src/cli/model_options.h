@@ -1,5 +1,5 @@
 // The options every subcommand that reads a model shares: the model path, --input-shape and
-// --no-simplify.
+// --no-simplify and --verbose (import warnings in full; cli_output.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,8 @@ struct ModelOptions {
   std::vector<std::string> input_shapes;  // NAME=DxD...
   bool no_simplify = false;               // --no-simplify: partition the graph exactly as exported
   mutable SimplifyReport simplified;      // what load() simplified (ONNX import)
+  bool verbose = false;
+  bool runs = false;   // the command executes the model: the missing-weight line says so
 
   void add_to(CLI::App& cmd);
   Graph load() const;

@@ -42,7 +42,7 @@ EmitOptions default_emit_options(const Plan& plan) {
   return options;
 }
 
-void write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
+std::vector<std::string> write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
                     const std::string& plan_json) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -72,7 +72,12 @@ void write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan
     for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
     throw;
   }
-  for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
+  std::vector<std::string> written;
+  for (const auto& [tmp, final_path] : staged) {
+    fs::rename(tmp, final_path);
+    written.push_back(final_path.string());
+  }
+  return written;
 }
 
 }  // namespace tessera

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "tessera/cost_display.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -24,18 +25,11 @@ std::string quote(const std::string& s) {
   return q + "\"";
 }
 
-// Plan files' number style ("%.10g"); format_plan_number itself lives in tessera_search, which
-// emit does not link (the search links emit's consumers, not the other way round).
-std::string cost_text(const Cost& c) {
-  if (!c.is_value()) return c.to_string();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", c.number());
-  return buf;
-}
-
 }  // namespace
 
-std::string plan_to_dot(const Graph& g, const Plan& plan) {
+std::string plan_to_dot(const Graph& g, const Plan& plan, const std::string& model) {
+  // Labels are read by people: milliseconds for the time-based cost models (cost_display.h).
+  auto cost_text = [&](const Cost& c) { return display_cost(c, plan.cost_model); };
   std::set<std::string> backends;
   for (const Partition& p : plan.partitions) backends.insert(p.backend);
   std::map<std::string, std::string> colour;
@@ -44,7 +38,7 @@ std::string plan_to_dot(const Graph& g, const Plan& plan) {
 
   std::ostringstream os;
   os << "digraph plan {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\", fontsize=10];\n"
-     << "  label=" << quote(plan.model + "  search " + plan.search + ", cost " + plan.cost_model + ", total " +
+     << "  label=" << quote((model.empty() ? plan.model : model) + "  search " + plan.search + ", cost " + plan.cost_model + ", total " +
                             cost_text(plan.total_cost) + ", transfer " + cost_text(plan.transfer_cost) +
                             ", boundary " + cost_text(plan.boundary_cost))
      << "; labelloc=t; fontname=\"Helvetica\";\n";

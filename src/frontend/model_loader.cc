@@ -27,6 +27,8 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& text, const s
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos)
       throw UserError(flag, "'" + text + "'", "dimension '" + d + "' is not a positive integer");
     if (d.size() > 12) throw UserError(flag, "'" + text + "'", "dimension '" + d + "' is too large");
+    // A zero dimension is an empty tensor: nothing to partition, and a model priced at nothing.
+    if (std::stoll(d) == 0) throw UserError(flag, "'" + text + "'", "dimension '" + d + "' is not a positive integer");
     shape.push_back(std::stoll(d));
     if (x == std::string::npos) break;
     pos = x + 1;

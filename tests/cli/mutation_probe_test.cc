@@ -40,14 +40,14 @@ using tessera::testing::write_file;
 std::string violation(const Process& o) {
   if (o.signal) return "signal " + std::to_string(o.signal);
   if (o.exit_code != 0 && o.exit_code != 2) return "exit status " + std::to_string(o.exit_code);
-  // Warnings (symbolic dimensions bound to 1, missing external weights) may come first; the error
-  // itself is exactly one line, the last.
+  // Warnings (symbolic dimensions bound to 1, missing external weights) and the "wrote PATH" lines
+  // of an earlier command in the chain may come first; the error itself is exactly one line, the last.
   size_t errors = 0;
   std::string last;
   std::istringstream in(o.err);
   for (std::string line; std::getline(in, line); last = line) {
     if (tessera::printable(line) != line) return "unprintable stderr line: " + tessera::printable(line);
-    if (line.rfind("warning: ", 0) != 0 && line.rfind("tessera: warning: ", 0) != 0) ++errors;
+    if (line.rfind("warning: ", 0) != 0 && line.rfind("tessera: warning: ", 0) != 0 && line.rfind("wrote ", 0) != 0) ++errors;
   }
   if (o.exit_code == 2 && (errors != 1 || o.err.back() != '\n' || last.rfind("tessera: ", 0) != 0 ||
                            last.rfind("tessera: warning: ", 0) == 0))

@@ -1,0 +1,15 @@
+#include "cost_options.h"
+
+#include "tessera/host_profile.h"
+#include "tessera/measured_cost_model.h"
+
+namespace tessera::cli {
+
+CostModelOptions cli_cost_model_options(int threads, const std::string& cache) {
+  CostModelOptions o = measure_cost_model_options();
+  o.host.threads = threads;
+  if (!cache.empty()) o.host.dir = host_profile_dir_for(cache);
+  return o;
+}
+
+}  // namespace tessera::cli
