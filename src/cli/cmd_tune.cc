@@ -76,6 +76,7 @@ struct TuneArgs {
   std::vector<std::string> models;
   std::vector<std::string> input_shapes;
   bool verbose = false;
+  bool no_simplify = false;
   std::string backends;
   std::vector<std::string> specs;
   std::string search = "collage";
@@ -218,7 +219,7 @@ void run_tune(const TuneArgs& a) {
   try {
     std::vector<Graph> graphs;
     for (const std::string& path : a.models) {
-      ModelOptions mo{path, a.input_shapes, a.verbose, true};
+      ModelOptions mo{path, a.input_shapes, a.verbose, true, a.no_simplify};
       graphs.push_back(mo.load());
     }
     const AccuracyBudget budget = a.accuracy.budget();
@@ -371,6 +372,8 @@ void add_tune_command(CLI::App& app) {
       ->required();
   cmd->add_option("--input-shape", args->input_shapes, "bind a symbolic input shape, NAME=1x3x224x224 (repeatable)");
   cmd->add_flag("--verbose", args->verbose, "print every import warning (e.g. each weight missing from disk), not a summary");
+  cmd->add_flag("--no-simplify", args->no_simplify,
+                "keep the ONNX graph as exported (no Identity/no-op removal, no BatchNormalization folding)");
   cmd->add_option("--backends", args->backends, "real backends the plan may use, a,b,c")->required();
   cmd->add_option("--backend-spec", args->specs, "a tessera.backend spec file (repeatable)");
   cmd->add_option("--cache", args->cache, "cost database (default ~/.cache/tessera/costs.db)");

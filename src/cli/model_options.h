@@ -14,10 +14,10 @@ namespace tessera::cli {
 struct ModelOptions {
   std::string path;
   std::vector<std::string> input_shapes;  // NAME=DxD...
-  bool no_simplify = false;               // --no-simplify: partition the graph exactly as exported
-  mutable SimplifyReport simplified;      // what load() simplified (ONNX import)
   bool verbose = false;
   bool runs = false;   // the command executes the model: the missing-weight line says so
+  bool no_simplify = false;               // --no-simplify: partition the graph exactly as exported
+  mutable SimplifyReport simplified;      // what load() simplified (ONNX import)
 
   void add_to(CLI::App& cmd);
   Graph load() const;
