@@ -115,6 +115,7 @@ TEST_CASE("an If decided at run time is closed over what its branches read", "[f
   CHECK(else_g->node(0).op == "Mul");
   CHECK(g.value(g.outputs[0]).type == TensorType{DType::f32, {2, 3}});
   CHECK(attribute_to_string(n.attrs.at("then_branch")).rfind("graph<then: 1 nodes, ", 0) == 0);
+  CHECK(g.parameter_count() == 6);   // w once, though both branches hold a copy
 }
 
 TEST_CASE("ref runs the branch the condition picks", "[frontend][control_flow]") {
