@@ -6,6 +6,7 @@
 # download, and checks the models of the pinned version against their SHA-256. CI's test run
 # (scripts/test.sh) needs them: without them the PaddleOCR tests report Skipped, which fails CI.
 # Override the version with OCR_MODELS_VERSION (then no checksums are known).
+# Then fetches silero VAD's models too (scripts/fetch_silero.sh), for the control-flow tests.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,3 +62,4 @@ fi
 verify
 
 list_models
+"$repo/scripts/fetch_silero.sh"

@@ -14,7 +14,10 @@
 // framework initializers do; unscaled uniform weights grow resnet18's activations by ~10x per
 // layer, which hides numerical errors behind huge magnitudes. Data-less integer constants cannot
 // be invented (they are shapes and indices): they stay data-less and a kernel that needs one
-// reports it. Inputs are HostTensor::random seeded by `seed` and the input's position.
+// reports it. Inputs are HostTensor::random seeded by `seed` and the input's position, except
+// a one-element integer input the graph compares with a constant (Equal(sr, 16000): silero VAD's
+// sample rate, which decides an If): it gets that constant, the value the model is built around,
+// where random small integers would choose a branch meant for other inputs.
 #pragma once
 
 #include <cstdint>

@@ -65,7 +65,8 @@ class PartitionRule {
   explicit PartitionRule(std::string name) : name_(std::move(name)) {}
   virtual ~PartitionRule() = default;
   const std::string& name() const { return name_; }
-  // Sorted and deduplicated candidates (candidate.h order).
+  // Sorted and deduplicated candidates (candidate.h order). A backend other than ref gets none
+  // holding a node with a sub-graph (If): only ref interprets branches (docs/control_flow.md).
   std::vector<Candidate> run(const RuleContext& context) const;
   // One line per rule, nested, for --explain: "OnlyValid[max_exits 1](Fusion[tvm](SingleOp{*}))".
   virtual std::string describe() const = 0;

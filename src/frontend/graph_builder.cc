@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "control_flow.h"
+#include "if_inlining.h"
 #include "shape_folding.h"
 #include "shape_inference.h"
 #include "window_check.h"
@@ -154,9 +156,60 @@ Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
   return out;
 }
 
+// An If whose condition import has folded to a constant: the first output names it in the RawGraph.
+struct FoldableIf {
+  std::string first_output;
+  bool cond = false;
+};
+
+std::optional<FoldableIf> foldable_if(const Graph& g, const std::vector<char>& folded) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    if (folded[id] || n.op != "If" || !n.domain.empty() || n.inputs.empty() || n.inputs[0] == kNoValue || n.outputs.empty())
+      continue;
+    const Value& c = g.value(n.inputs[0]);
+    if (!c.is_constant() || !c.data || c.type.numel() != 1) continue;
+    bool any = false;
+    for (uint8_t b : *c.data) any |= b != 0;
+    return FoldableIf{g.value(n.outputs[0]).name, any};
+  }
+  return std::nullopt;
+}
+
+// Control flow left after typing: an If whose inputs never got types, a Loop or Scan.
+void reject_control_flow(const Graph& g, const std::vector<char>& known, const std::vector<char>& folded,
+                         const std::vector<char>& closed, const std::string& file) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    if (folded[id] || closed[id] || !n.domain.empty()) continue;
+    if (n.op == "If") {
+      std::string unknown;
+      for (ValueId v : n.inputs)
+        if (v != kNoValue && !known[v]) unknown += (unknown.empty() ? "'" : ", '") + g.value(v).name + "'";
+      throw UserError(file, "node '" + n.name + "' (If)", "cannot type what it reads: " + unknown);
+    }
+    if (n.op == "Loop" || n.op == "Scan")
+      throw UserError(file, "node '" + n.name + "' (" + n.op + ")", "op " + n.op + " is not supported (If is)");
+  }
+}
+
+// One build; nullopt with `inline_next` set when an If must be inlined first.
+std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::optional<FoldableIf>& inline_next);
+
 }  // namespace
 
 Graph build_graph(RawGraph raw, const std::string& file) {
+  for (;;) {
+    std::optional<FoldableIf> next;
+    std::optional<Graph> g = build_once(raw, file, next);
+    if (g) return std::move(*g);
+    raw = inline_if(raw, next->first_output, next->cond, file);
+  }
+}
+
+namespace {
+
+std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::optional<FoldableIf>& inline_next) {
   // 0. Resource limits, before anything is sized by what the file claims.
   if (raw.nodes.size() > kMaxGraphNodes)
     throw UserError(file, "", std::to_string(raw.nodes.size()) + " nodes, more than tessera's limit of " +
@@ -204,7 +257,10 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   // 2-4. Order nodes, then add them with their outputs.
   std::set<std::string> outside;
   for (const auto& [name, _] : ids) outside.insert(name);
+  add_captures(nodes);
+  std::vector<size_t> raw_index;   // per NodeId: its RawNode in `nodes`
   for (size_t i : topological_order(nodes, outside, file)) {
+    raw_index.push_back(i);
     RawNode& rn = nodes[i];
     Node n{rn.name, rn.op, rn.domain, std::move(rn.attrs), {}, {}};
     for (size_t k = 0; k < rn.outputs.size(); ++k) {
@@ -223,10 +279,26 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   if (g.outputs.empty()) throw UserError(file, "outputs", "the graph has no outputs");
 
   // 5. Types: ONNX inference and shape folding, alternately, until neither learns more.
-  std::vector<char> folded(g.nodes.size(), 0);
-  do {
-    infer_shapes(g, known, folded, file);
-  } while (fold_shape_computations(g, known, folded) > 0);
+  // An If whose condition folds is inlined (start over); the others are closed once the values
+  // they read have types, which may type more of the graph.
+  std::vector<char> folded(g.nodes.size(), 0), closed(g.nodes.size(), 0);
+  for (bool progress = true; progress;) {
+    do {
+      infer_shapes(g, known, folded, file);
+    } while (fold_shape_computations(g, known, folded) > 0);
+    if ((inline_next = foldable_if(g, folded))) return std::nullopt;
+    progress = false;
+    for (NodeId id = 0; id < g.num_nodes(); ++id) {
+      const Node& n = g.node(id);
+      if (folded[id] || closed[id] || n.op != "If" || !n.domain.empty()) continue;
+      bool ready = true;
+      for (ValueId v : n.inputs) ready &= v == kNoValue || static_cast<bool>(known[v]);
+      if (!ready) continue;
+      close_if(g, id, nodes[raw_index[static_cast<size_t>(id)]], known, file);
+      closed[id] = progress = true;
+    }
+  }
+  reject_control_flow(g, known, folded, closed, file);
   require_known_types(g, known, folded, file);
   for (const Value& v : g.values) check_size(v.type, file, "value '" + v.name + "'");
   // Marked on the nodes that remain: a constant only a folded node read is no shaping operand of
@@ -236,5 +308,7 @@ Graph build_graph(RawGraph raw, const std::string& file) {
   check_windows(built, file);
   return built;
 }
+
+}  // namespace
 
 }  // namespace tessera::detail

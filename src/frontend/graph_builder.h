@@ -7,9 +7,11 @@
 //   3. rejects duplicate value names, undefined references and cycles, naming the node;
 //   4. orders nodes topologically (Kahn's algorithm, ties by file order: a file already in order
 //      keeps its order);
-//   5. infers every missing type with ONNX's shape inference and checks the declared ones.
+//   5. infers every missing type with ONNX's shape inference and checks the declared ones;
+//   6. inlines every `If` whose condition is known at import (if_inlining.h) and starts over.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,8 @@
 #include "tessera/graph.h"
 
 namespace tessera::detail {
+
+struct RawGraph;
 
 struct RawNode {
   std::string name;
@@ -27,6 +31,9 @@ struct RawNode {
   std::vector<std::string> outputs;
   std::vector<std::optional<TensorType>> output_types;  // declared types, parallel to outputs
   std::string place;                 // where it is in the file, for messages ("nodes[3]")
+  // Sub-graph attributes (If's then_branch/else_branch, Loop's body), by attribute name. They
+  // read values of the enclosing graphs by name (ONNX's outer scope).
+  std::vector<std::pair<std::string, std::shared_ptr<const RawGraph>>> subgraphs;
 };
 
 struct RawGraph {

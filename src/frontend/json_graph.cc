@@ -122,39 +122,46 @@ class Reader {
 
 }  // namespace
 
-Graph graph_from_json(const json& j, const std::string& file, const ImportOptions& options) {
-  Reader r(file);
-  r.check_fields(j, "$", {"format", "version", "name", "opset", "inputs", "constants", "nodes", "outputs"});
-  if (r.string(r.field(j, "$", "format"), "format") != "tessera.graph")
-    r.fail("format", "expected \"tessera.graph\"");
-  if (r.integer(r.field(j, "$", "version"), "version") != 1) r.fail("version", "only version 1 is supported");
-  detail::RawGraph raw;
-  raw.name = j.contains("name") ? r.string(j["name"], "name") : "";
-  raw.opset = j.contains("opset") ? static_cast<int>(r.integer(j["opset"], "opset")) : 17;
-  if (raw.opset < 7 || raw.opset > 17) r.fail("opset", "opset " + std::to_string(raw.opset) + " is outside 7-17");
+namespace {
 
-  const json& inputs = r.array(r.field(j, "$", "inputs"), "inputs");
+// A graph object at JSON path `at` ("" for the top level, else "nodes[3].attrs.then_branch.graph.");
+// `options` is null for a sub-graph (--input-shape binds the top level's inputs only).
+std::shared_ptr<detail::RawGraph> raw_from_json(const json& j, const Reader& r, const std::string& at,
+                                                const ImportOptions* options) {
+  auto raw_ptr = std::make_shared<detail::RawGraph>();
+  detail::RawGraph& raw = *raw_ptr;
+  const std::string root = at.empty() ? "$" : at.substr(0, at.size() - 1);
+  r.check_fields(j, root, {"format", "version", "name", "opset", "inputs", "constants", "nodes", "outputs"});
+  if (r.string(r.field(j, root, "format"), "format") != "tessera.graph")
+    r.fail(at + "format", "expected \"tessera.graph\"");
+  if (r.integer(r.field(j, root, "version"), at + "version") != 1) r.fail(at + "version", "only version 1 is supported");
+  raw.name = j.contains("name") ? r.string(j["name"], at + "name") : "";
+  raw.opset = j.contains("opset") ? static_cast<int>(r.integer(j["opset"], at + "opset")) : 17;
+  if (raw.opset < 7 || raw.opset > 17) r.fail(at + "opset", "opset " + std::to_string(raw.opset) + " is outside 7-17");
+
+  const json& inputs = r.array(r.field(j, root, "inputs"), at + "inputs");
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string p = "inputs[" + std::to_string(i) + "]";
+    const std::string p = at + "inputs[" + std::to_string(i) + "]";
     r.check_fields(inputs[i], p, {"name", "dtype", "shape"});
     std::string name = r.string(r.field(inputs[i], p, "name"), p + ".name");
     TensorType t = r.type(inputs[i], p);
-    if (auto it = options.input_shapes.find(name); it != options.input_shapes.end()) t.shape = it->second;
+    if (options)
+      if (auto it = options->input_shapes.find(name); it != options->input_shapes.end()) t.shape = it->second;
     raw.inputs.emplace_back(name, t);
   }
   if (j.contains("constants")) {
-    const json& consts = r.array(j["constants"], "constants");
+    const json& consts = r.array(j["constants"], at + "constants");
     for (size_t i = 0; i < consts.size(); ++i) {
-      const std::string p = "constants[" + std::to_string(i) + "]";
+      const std::string p = at + "constants[" + std::to_string(i) + "]";
       r.check_fields(consts[i], p, {"name", "dtype", "shape", "data"});
       TensorType t = r.type(consts[i], p);
       TensorData d = consts[i].contains("data") ? r.data(consts[i]["data"], t, p + ".data") : nullptr;
       raw.constants.emplace_back(r.string(r.field(consts[i], p, "name"), p + ".name"), Tensor{t, d});
     }
   }
-  const json& nodes = r.array(r.field(j, "$", "nodes"), "nodes");
+  const json& nodes = r.array(r.field(j, root, "nodes"), at + "nodes");
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const std::string p = "nodes[" + std::to_string(i) + "]";
+    const std::string p = at + "nodes[" + std::to_string(i) + "]";
     const json& nj = nodes[i];
     r.check_fields(nj, p, {"name", "op", "domain", "inputs", "outputs", "attrs"});
     detail::RawNode n;
@@ -179,13 +186,29 @@ Graph graph_from_json(const json& j, const std::string& file, const ImportOption
     }
     if (nj.contains("attrs")) {
       if (!nj["attrs"].is_object()) r.fail(p + ".attrs", "expected an object");
-      for (const auto& [key, val] : nj["attrs"].items()) n.attrs[key] = r.attribute(val, p + ".attrs." + key);
+      for (const auto& [key, val] : nj["attrs"].items()) {
+        const std::string ap = p + ".attrs." + key;
+        if (val.is_object() && val.contains("graph")) {  // a sub-graph attribute
+          r.check_fields(val, ap, {"graph"});
+          n.subgraphs.emplace_back(key, raw_from_json(val["graph"], r, ap + ".graph.", nullptr));
+          n.attrs[key] = "graph:" + n.subgraphs.back().second->name;
+        } else {
+          n.attrs[key] = r.attribute(val, ap);
+        }
+      }
     }
     raw.nodes.push_back(std::move(n));
   }
-  const json& outs = r.array(r.field(j, "$", "outputs"), "outputs");
-  for (size_t k = 0; k < outs.size(); ++k) raw.outputs.push_back(r.string(outs[k], "outputs[" + std::to_string(k) + "]"));
-  return detail::build_graph(std::move(raw), file);
+  const json& outs = r.array(r.field(j, root, "outputs"), at + "outputs");
+  for (size_t k = 0; k < outs.size(); ++k) raw.outputs.push_back(r.string(outs[k], at + "outputs[" + std::to_string(k) + "]"));
+  return raw_ptr;
+}
+
+}  // namespace
+
+Graph graph_from_json(const json& j, const std::string& file, const ImportOptions& options) {
+  Reader r(file);
+  return detail::build_graph(*raw_from_json(j, r, "", &options), file);
 }
 
 Graph import_json(const std::string& path, const ImportOptions& options) {
@@ -237,7 +260,9 @@ json attribute_json(const Attribute& a) {
   return std::visit(
       [](const auto& v) -> json {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, Tensor>) {
+        if constexpr (std::is_same_v<T, GraphAttr>) {
+          return json{{"graph", v.graph ? graph_to_json(*v.graph) : json::object()}};
+        } else if constexpr (std::is_same_v<T, Tensor>) {
           json t = type_json(v.type);
           if (v.data) {
             json d = data_json(v.type, *v.data);

@@ -1,5 +1,6 @@
 #include "tessera/onnx_export.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace tessera {
@@ -13,6 +14,18 @@ onnx::ValueInfoProto value_info_to_onnx(const std::string& name, const TensorTyp
   for (int64_t d : t.shape) shape->add_dim()->set_dim_value(d);
   return vi;
 }
+
+namespace {
+
+// A sub-graph as ONNX has it: no inputs (an If branch reads the enclosing graph's values by name,
+// and tessera's body inputs carry those names), its constants as initializers.
+onnx::GraphProto subgraph_to_onnx(const Graph& body) {
+  onnx::GraphProto gp = graph_to_onnx(body, true).graph();
+  gp.clear_input();
+  return gp;
+}
+
+}  // namespace
 
 onnx::AttributeProto attribute_to_onnx(const std::string& name, const Attribute& a) {
   onnx::AttributeProto p;
@@ -38,6 +51,9 @@ onnx::AttributeProto attribute_to_onnx(const std::string& name, const Attribute&
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
           p.set_type(onnx::AttributeProto::STRINGS);
           for (const auto& x : v) p.add_strings(x);
+        } else if constexpr (std::is_same_v<T, GraphAttr>) {
+          p.set_type(onnx::AttributeProto::GRAPH);
+          if (v.graph) *p.mutable_g() = subgraph_to_onnx(*v.graph);
         } else {
           p.set_type(onnx::AttributeProto::TENSOR);
           *p.mutable_t() = tensor_to_onnx("", v);
@@ -52,7 +68,9 @@ onnx::NodeProto node_to_onnx(const Graph& g, const Node& n) {
   p.set_name(n.name);
   p.set_op_type(n.op);
   if (!n.domain.empty()) p.set_domain(n.domain);
-  for (ValueId v : n.inputs) p.add_input(v == kNoValue ? "" : g.value(v).name);
+  // An If's inputs after the condition are what its branches capture: ONNX names them inside.
+  const size_t formal = n.op == "If" && n.domain.empty() ? std::min<size_t>(1, n.inputs.size()) : n.inputs.size();
+  for (size_t i = 0; i < formal; ++i) p.add_input(n.inputs[i] == kNoValue ? "" : g.value(n.inputs[i]).name);
   for (ValueId v : n.outputs) p.add_output(g.value(v).name);
   for (const auto& [name, a] : n.attrs) *p.add_attribute() = attribute_to_onnx(name, a);
   return p;

@@ -4,7 +4,9 @@
 // file is a clear error), IR version and opset range (libonnx 1.12: IR <= 8, opsets 7-17),
 // initializers (with external data), graph inputs that are also initializers (the initializer
 // wins, as ONNX Runtime does), symbolic input dimensions (bound from --input-shape, else 1 with a
-// warning), and attributes. Sub-graph attributes (If/Loop) are recorded by name only.
+// warning), and attributes. Sub-graph attributes (If's branches, Loop's body) become RawGraphs of
+// their own, read the same way (initializers, nodes, outputs); their formal inputs (Loop's
+// iteration count, condition and carried values) must have static types.
 #include <fstream>
 #include <filesystem>
 #include <set>
@@ -31,7 +33,7 @@ Attribute attribute_from_onnx(const onnx::AttributeProto& a, const std::string& 
     case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
     case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
     case onnx::AttributeProto::TENSOR: return tensor_from_onnx(a.t(), where);
-    case onnx::AttributeProto::GRAPH: return "graph:" + a.g().name();
+    case onnx::AttributeProto::GRAPH: return "graph:" + a.g().name();  // the body is in RawNode::subgraphs
     default: return "unsupported attribute type " + std::to_string(a.type());
   }
 }
@@ -118,6 +120,74 @@ int default_opset(const onnx::ModelProto& m, const std::string& path) {
   throw UserError(path, "opset_import", "the model imports no default-domain opset");
 }
 
+// A sub-graph's formal input: a tensor with a static shape (Loop's carried values; If has none).
+TensorType body_input_type(const onnx::ValueInfoProto& vi, const std::string& file, const std::string& where) {
+  const std::string place = where + ": input '" + vi.name() + "'";
+  if (!vi.type().has_tensor_type()) throw UserError(file, place, "is not a tensor");
+  const auto& tt = vi.type().tensor_type();
+  auto dtype = dtype_from_onnx(tt.elem_type());
+  if (!dtype) throw UserError(file, place, "element type " + std::to_string(tt.elem_type()) + " is not supported");
+  TensorType t{*dtype, {}};
+  if (!tt.has_shape()) throw UserError(file, place, "has no static shape; tessera needs one for a sub-graph input");
+  for (const auto& d : tt.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0)
+      throw UserError(file, place, "has a symbolic dimension; tessera needs static shapes for sub-graph inputs");
+    t.shape.push_back(d.dim_value());
+  }
+  return t;
+}
+
+void read_nodes(const onnx::GraphProto& gp, const std::string& path, const std::string& base_dir,
+                const std::function<void(const std::string&)>& warn, const std::string& scope, detail::RawGraph& raw);
+
+// A sub-graph attribute as a RawGraph: its initializers, formal inputs, nodes and outputs.
+std::shared_ptr<const detail::RawGraph> body_from_onnx(const onnx::GraphProto& gp, const std::string& path,
+                                                       const std::string& base_dir,
+                                                       const std::function<void(const std::string&)>& warn,
+                                                       const std::string& where, int opset) {
+  auto raw = std::make_shared<detail::RawGraph>();
+  raw->name = gp.name();
+  raw->opset = opset;
+  std::set<std::string> initializer_names;
+  for (const auto& t : gp.initializer()) {
+    initializer_names.insert(t.name());
+    raw->constants.emplace_back(t.name(), tensor_from_onnx(t, path + ": " + where + ": initializer '" + t.name() + "'", base_dir, warn));
+  }
+  for (const auto& vi : gp.input())
+    if (!initializer_names.count(vi.name())) raw->inputs.emplace_back(vi.name(), body_input_type(vi, path, where));
+  read_nodes(gp, path, base_dir, warn, where + ": ", *raw);
+  for (const auto& vi : gp.output()) raw->outputs.push_back(vi.name());
+  return raw;
+}
+
+void read_nodes(const onnx::GraphProto& gp, const std::string& path, const std::string& base_dir,
+                const std::function<void(const std::string&)>& warn, const std::string& scope, detail::RawGraph& raw) {
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& np = gp.node(i);
+    detail::RawNode n;
+    n.name = np.name();
+    n.op = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.place = scope + "node[" + std::to_string(i) + "]";
+    const std::string node_name = np.name().empty() ? n.op + "_" + std::to_string(i) : np.name();
+    const std::string where = path + ": node '" + node_name + "'";
+    for (const auto& a : np.attribute()) {
+      n.attrs[a.name()] = attribute_from_onnx(a, where);
+      if (a.type() == onnx::AttributeProto::GRAPH)
+        n.subgraphs.emplace_back(a.name(), body_from_onnx(a.g(), path, base_dir, warn,
+                                                          scope + "node '" + node_name + "' " + a.name(), raw.opset));
+    }
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    // Omitted optional outputs: trailing ones are dropped, inner ones get a private name.
+    while (!n.outputs.empty() && n.outputs.back().empty()) n.outputs.pop_back();
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k].empty()) n.outputs[k] = "__unused_" + std::to_string(raw.nodes.size()) + "_" + std::to_string(k) +
+                                               (scope.empty() ? "" : "_" + std::to_string(std::hash<std::string>{}(scope)));
+    raw.nodes.push_back(std::move(n));
+  }
+}
+
 Graph import_once(const std::string& path, const ImportOptions& options, const std::function<void(const std::string&)>& warn,
                   std::vector<DefaultedInput>& defaulted) {
   onnx::ModelProto m = read_model(path);
@@ -141,23 +211,7 @@ Graph import_once(const std::string& path, const ImportOptions& options, const s
     if (!found) throw UserError(path, "--input-shape", "the model has no input named '" + name + "'");
   }
 
-  for (int i = 0; i < gp.node_size(); ++i) {
-    const auto& np = gp.node(i);
-    detail::RawNode n;
-    n.name = np.name();
-    n.op = np.op_type();
-    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-    n.place = "node[" + std::to_string(i) + "]";
-    const std::string where = path + ": node '" + (np.name().empty() ? n.op + "_" + std::to_string(i) : np.name()) + "'";
-    for (const auto& a : np.attribute()) n.attrs[a.name()] = attribute_from_onnx(a, where);
-    n.inputs.assign(np.input().begin(), np.input().end());
-    n.outputs.assign(np.output().begin(), np.output().end());
-    // Omitted optional outputs: trailing ones are dropped, inner ones get a private name.
-    while (!n.outputs.empty() && n.outputs.back().empty()) n.outputs.pop_back();
-    for (size_t k = 0; k < n.outputs.size(); ++k)
-      if (n.outputs[k].empty()) n.outputs[k] = "__unused_" + std::to_string(i) + "_" + std::to_string(k);
-    raw.nodes.push_back(std::move(n));
-  }
+  read_nodes(gp, path, base_dir, warn, "", raw);
   for (const auto& vi : gp.output()) raw.outputs.push_back(vi.name());
   return detail::build_graph(std::move(raw), path);
 }

@@ -7,6 +7,8 @@
 // constant with data (or, for Shape, has a known type) and the result is a small integer tensor,
 // and turns their outputs into constants. The importer alternates ONNX inference and folding
 // until nothing changes; folded nodes, like folded Constant nodes, belong to no partition.
+// Conditions on shapes fold too (Size, Equal, Not, Cast to bool), so that an If guarding
+// shape-dependent code can be inlined (if_inlining.h).
 //
 // Scale: only tensors up to kMaxFoldElements elements are folded; this is about shapes, not data.
 #pragma once

@@ -40,9 +40,22 @@ onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known,
     else
       *gp->add_input() = value_info_to_onnx(v.name, v.type);
   }
+  std::vector<char> blocked(g.values.size(), 0);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (skip[id]) continue;
     const Node& n = g.node(id);
+    // Control flow is left out (its branches are built apart, control_flow.h); the types of its
+    // outputs, once known, go in as declared types. Nodes that read an output still unknown wait
+    // too (strict inference refuses an untyped input), and so do their readers.
+    bool wait = n.domain.empty() && (n.op == "If" || n.op == "Loop" || n.op == "Scan");
+    for (ValueId in : n.inputs) wait |= in != kNoValue && blocked[in];
+    if (wait) {
+      for (ValueId out : n.outputs) {
+        if (known[out]) *gp->add_value_info() = value_info_to_onnx(g.value(out).name, g.value(out).type);
+        else blocked[out] = 1;
+      }
+      continue;
+    }
     *gp->add_node() = node_to_onnx(g, n);
     // Outputs of ops ONNX has no schema for keep their declared types, so inference can go on.
     bool has_schema = onnx::OpSchemaRegistry::Schema(n.op, n.domain.empty() ? g.opset : 1, n.domain) != nullptr;
@@ -50,7 +63,8 @@ onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known,
       for (ValueId out : n.outputs)
         if (known[out]) *gp->add_value_info() = value_info_to_onnx(g.value(out).name, g.value(out).type);
   }
-  for (ValueId v : g.outputs) gp->add_output()->set_name(g.value(v).name);
+  for (ValueId v : g.outputs)
+    if (!blocked[v]) gp->add_output()->set_name(g.value(v).name);
   return m;
 }
 

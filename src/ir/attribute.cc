@@ -3,12 +3,27 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "tessera/graph.h"
+#include "tessera/structural_hash.h"
+
 namespace tessera {
 
 bool Tensor::operator==(const Tensor& o) const {
   if (!(type == o.type)) return false;
   if (!data || !o.data) return !data && !o.data;
   return *data == *o.data;
+}
+
+bool GraphAttr::operator==(const GraphAttr& o) const {
+  if (!graph || !o.graph) return !graph && !o.graph;
+  return *graph == *o.graph;
+}
+
+const Graph* attr_graph(const Attributes& a, const std::string& name) {
+  auto it = a.find(name);
+  if (it == a.end()) return nullptr;
+  auto p = std::get_if<GraphAttr>(&it->second);
+  return p ? p->graph.get() : nullptr;
 }
 
 namespace {
@@ -47,7 +62,11 @@ std::string attribute_to_string(const Attribute& a) {
           return list_text(v, [](int64_t x) { return std::to_string(x); });
         else if constexpr (std::is_same_v<T, std::vector<double>>) return list_text(v, float_text);
         else if constexpr (std::is_same_v<T, std::vector<std::string>>) return list_text(v, quoted);
-        else {
+        else if constexpr (std::is_same_v<T, GraphAttr>) {
+          if (!v.graph) return "graph<>";
+          return "graph<" + v.graph->name + ": " + std::to_string(v.graph->num_nodes()) + " nodes, " +
+                 hash_hex(structural_hash(*v.graph)) + ">";
+        } else {
           // A tensor attribute: its type, and its values when small (they shape the computation).
           std::string out = "tensor<" + to_string(v.type) + ">";
           if (v.data && v.data->size() <= 64) {

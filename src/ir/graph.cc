@@ -1,6 +1,7 @@
 #include "tessera/graph.h"
 
 #include <algorithm>
+#include <set>
 
 #include "tessera/error.h"
 
@@ -49,10 +50,24 @@ NodeId Graph::find_node(const std::string& n) const {
   return kNoNode;
 }
 
+namespace {
+
+// Weights of `g` and of its nodes' sub-graphs (If branches), each name once: a branch holds
+// copies of the outer constants it reads (attribute.h), under the same names.
+void count_weights(const Graph& g, std::set<std::string>& seen, int64_t& n) {
+  for (const Value& v : g.values)
+    if (v.is_weight() && seen.insert(v.name).second) n += v.type.numel();
+  for (const Node& node : g.nodes)
+    for (const auto& [_, a] : node.attrs)
+      if (const auto* sub = std::get_if<GraphAttr>(&a); sub && sub->graph) count_weights(*sub->graph, seen, n);
+}
+
+}  // namespace
+
 int64_t Graph::parameter_count() const {
+  std::set<std::string> seen;
   int64_t n = 0;
-  for (const Value& v : values)
-    if (v.is_weight()) n += v.type.numel();
+  count_weights(*this, seen, n);
   return n;
 }
 

@@ -5,6 +5,8 @@
 //   MatMul:        2 * prod(out) * K            (K = last dim of A; batch dims broadcast)
 //   Gemm:          2 * M * N * K [+ M * N for C]
 //   BatchNormalization (inference): 2 per element (scale and shift)
+//   RNN/GRU/LSTM (opaque: no backend but ref runs them): 2 * seq * batch * dirs * G * hidden *
+//                  (input + hidden), G = 1, 3, 4 gates; the element-wise gate math is not counted
 #include "op_table.h"
 
 namespace tessera::detail {
@@ -52,6 +54,17 @@ double gemm_flops(const Graph& g, const Node& n) {
   return 2.0 * mn * k + (has_bias(n, 2) ? mn : 0.0);
 }
 
+NodeCostFn recurrent_flops(double gates) {
+  return [gates](const Graph& g, const Node& n) {
+    const Shape& x = in_shape(g, n, 0);
+    const Shape& w = in_shape(g, n, 1);  // [dirs, G * hidden, input]
+    if (x.size() != 3 || w.size() != 3) return 0.0;
+    const double hidden = static_cast<double>(w[1]) / gates;
+    return 2.0 * static_cast<double>(x[0] * x[1]) * static_cast<double>(w[0]) * static_cast<double>(w[1]) *
+           (static_cast<double>(w[2]) + hidden);
+  };
+}
+
 }  // namespace
 
 void register_linear_ops(OpTable& t) {
@@ -61,6 +74,9 @@ void register_linear_ops(OpTable& t) {
   t.add("Gemm", OpKind::OutEWiseFusable, gemm_flops);
   t.add("BatchNormalization", OpKind::OutEWiseFusable,
         [](const Graph& g, const Node& n) { return 2.0 * static_cast<double>(out_numel(g, n)); });
+  t.add("RNN", OpKind::Opaque, recurrent_flops(1));
+  t.add("GRU", OpKind::Opaque, recurrent_flops(3));
+  t.add("LSTM", OpKind::Opaque, recurrent_flops(4));
 }
 
 }  // namespace tessera::detail

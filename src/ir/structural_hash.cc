@@ -58,6 +58,8 @@ class Canonical {
     if (const Tensor* t = std::get_if<Tensor>(&a)) {
       put_type(t->type);
       put_data(t->data);
+    } else if (const GraphAttr* sg = std::get_if<GraphAttr>(&a)) {
+      put_str(sg->graph ? Canonical(*sg->graph).bytes() : std::string());
     } else {
       put_str(attribute_to_string(a));
     }

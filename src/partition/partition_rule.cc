@@ -39,8 +39,39 @@ void RuleStats::merge(const RuleStats& o) {
   seeds += o.seeds;
 }
 
+namespace {
+
+bool has_subgraph(const Node& n) {
+  for (const auto& [_, a] : n.attrs)
+    if (std::holds_alternative<GraphAttr>(a)) return true;
+  return false;
+}
+
+// Nodes with sub-graphs (If) run only on ref, which interprets their branches: another backend's
+// candidate that holds one is dropped, counted as "control flow runs on ref only".
+void drop_control_flow(const RuleContext& context, std::vector<Candidate>& out) {
+  if (context.backend == "ref") return;
+  const Graph& g = context.index.graph();
+  std::vector<char> control(static_cast<size_t>(g.num_nodes()), 0);
+  bool any = false;
+  for (NodeId i = 0; i < g.num_nodes(); ++i) any |= (control[static_cast<size_t>(i)] = has_subgraph(g.node(i))) != 0;
+  if (!any) return;
+  const size_t before = out.size();
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Candidate& c) {
+                             bool holds = false;
+                             c.inside().for_each([&](int i) { holds |= control[static_cast<size_t>(i)] != 0; });
+                             return holds;
+                           }),
+            out.end());
+  if (out.size() != before) context.stats.rejections["control flow runs on ref only"] += static_cast<int64_t>(before - out.size());
+}
+
+}  // namespace
+
 std::vector<Candidate> PartitionRule::run(const RuleContext& context) const {
   std::vector<Candidate> out = run_impl(context);
+  drop_control_flow(context, out);
   sort_and_dedupe(out);
   return out;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "tessera/error.h"
@@ -22,6 +23,21 @@ HostTensor seeded_weight(const TensorType& type, uint64_t seed) {
   const float scale = static_cast<float>(1.0 / std::sqrt(std::max(1.0, fan_in)));
   for (float& x : t.as<float>()) x *= scale;
   return t;
+}
+
+// The constant a one-element integer input is compared with by an Equal node, if any.
+std::optional<HostTensor> compared_constant(const Graph& g, ValueId input) {
+  const Value& in = g.value(input);
+  if (in.type.numel() != 1 || is_float(in.type.dtype)) return std::nullopt;
+  for (const Node& n : g.nodes) {
+    if (n.op != "Equal" || !n.domain.empty() || n.inputs.size() != 2) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (n.inputs[k] != input || n.inputs[1 - k] == kNoValue) continue;
+      const Value& c = g.value(n.inputs[1 - k]);
+      if (c.is_constant() && c.data && c.type == in.type) return HostTensor::from_tensor(Tensor{c.type, c.data});
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -50,7 +66,8 @@ std::vector<HostTensor> model_inputs(const Graph& graph, uint64_t seed,
     names.insert(v.name);
     auto it = given.find(v.name);
     if (it == given.end()) {
-      out.push_back(HostTensor::random(v.type, seed * 1000003ull + i));
+      std::optional<HostTensor> tested = compared_constant(graph, graph.inputs[i]);
+      out.push_back(tested ? *tested : HostTensor::random(v.type, seed * 1000003ull + i));
       continue;
     }
     if (!(it->second.type == v.type))

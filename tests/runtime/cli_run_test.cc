@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/files.h"
+#include "support/skip.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 #include "tessera/npy.h"
@@ -100,4 +101,42 @@ TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per co
     CHECK(row["measured_ms"].get<double>() > 0);
   }
   CHECK(read_file(svg).find("<svg") != std::string::npos);
+}
+
+TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
+  // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
+  // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
+  // silero_vad_16k_op15.onnx: every If folds at import, the LSTM runs on ref. silero_vad.onnx: an
+  // If on the sample rate `sr` around the whole model, run on ref with its branches interpreted;
+  // the seeded sr is 16000 (model_data.h), the branch that types for 512-sample chunks.
+  const std::string shapes = " --input-shape input=1x512 --input-shape state=2x1x128";
+  for (const std::string name : {"silero_vad_16k_op15.onnx", "silero_vad.onnx"}) {
+    const std::string model = "data/models/silero/" + name;
+    if (!std::filesystem::exists(model)) skip_test(model + " missing: run scripts/fetch_models.sh");
+    TempDir dir;
+    const std::string plan = dir.file("plan.json");
+    Process p = tessera_cli("partition " + model + shapes + " --backends ref,onednn --cost roofline --plan " + plan);
+    INFO(name << ": " << p.err);
+    REQUIRE(p.exit_code == 0);
+    Process r = tessera_cli("run " + model + shapes + " --plan " + plan + " --check --repeat 2 --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["ok"] == true);
+    if (name != "silero_vad.onnx") continue;
+    // The If stays on ref even when a backend that takes every op ("tvm": "*") is offered.
+    const std::string tvm_plan = dir.file("plan_tvm.json");
+    Process tvm = tessera_cli("partition " + model + shapes + " --backends ref,tvm --cost roofline --plan " + tvm_plan);
+    INFO(tvm.err);
+    REQUIRE(tvm.exit_code == 0);
+    for (const auto& part : nlohmann::json::parse(read_file(tvm_plan))["partitions"])
+      for (const auto& node : part["nodes"])
+        if (node == "If_0") CHECK(part["backend"] == "ref");
+    // sr = 8000 chooses the 8 kHz branch, which does not type for 512 samples: exit 2, one line.
+    const std::string sr = dir.file("sr.npy");
+    write_npy(sr, HostTensor::of<int64_t>(DType::i64, {}, {8000}));
+    Process bad = tessera_cli("run " + model + shapes + " --plan " + plan + " --input sr=" + sr + " --repeat 1");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("node 'If_0' (If)") != std::string::npos);
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  }
 }

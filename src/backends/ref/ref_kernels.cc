@@ -19,6 +19,8 @@ KernelRegistry make_ref_kernels() {
   ref::register_generate(r);
   ref::register_resize(r);
   ref::register_indexing(r);
+  ref::register_recurrent(r);
+  ref::register_control_flow(r);
   return r;
 }
 

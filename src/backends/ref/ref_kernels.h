@@ -28,6 +28,8 @@ void register_data_movement(KernelRegistry& r);  // data_movement.cc: Transpose,
 void register_generate(KernelRegistry& r);       // generate.cc: Cast, ConstantOfShape, Range, ...
 void register_resize(KernelRegistry& r);         // resize.cc: Resize (nearest, linear)
 void register_indexing(KernelRegistry& r);       // indexing.cc: GatherND, Scatter*, OneHot, Trilu
+void register_recurrent(KernelRegistry& r);      // recurrent.cc: RNN, GRU, LSTM
+void register_control_flow(KernelRegistry& r);   // control_flow.cc: If (branches interpreted)
 
 }  // namespace tessera::ref
 

@@ -1,0 +1,131 @@
+#include "control_flow.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tessera/error.h"
+#include "tessera/text.h"
+
+namespace tessera::detail {
+
+std::vector<std::string> free_names(const RawGraph& g) {
+  std::set<std::string> defined, seen;
+  for (const auto& [name, _] : g.inputs) defined.insert(name);
+  for (const auto& [name, _] : g.constants) defined.insert(name);
+  for (const RawNode& n : g.nodes)
+    for (const std::string& o : n.outputs) defined.insert(o);
+  std::vector<std::string> out;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+  };
+  for (const RawNode& n : g.nodes) {
+    for (const std::string& in : n.inputs) use(in);
+    for (const auto& [_, sub] : n.subgraphs)
+      for (const std::string& name : free_names(*sub)) use(name);
+  }
+  for (const std::string& o : g.outputs) use(o);
+  return out;
+}
+
+void add_captures(std::vector<RawNode>& nodes) {
+  for (RawNode& n : nodes) {
+    if (n.subgraphs.empty()) continue;
+    // By attribute name, so that the order does not depend on the file's attribute order.
+    std::sort(n.subgraphs.begin(), n.subgraphs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::set<std::string> have(n.inputs.begin(), n.inputs.end());
+    for (const auto& [_, sub] : n.subgraphs)
+      for (const std::string& name : free_names(*sub))
+        if (have.insert(name).second) n.inputs.push_back(name);
+  }
+}
+
+namespace {
+
+// The branch `name`, or null when the node names none (a JSON If whose branch did not type).
+const RawGraph* branch(const RawNode& raw, const std::string& name) {
+  for (const auto& [attr, g] : raw.subgraphs)
+    if (attr == name) return g.get();
+  return nullptr;
+}
+
+}  // namespace
+
+void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known, const std::string& file) {
+  const std::string place = "node '" + raw.name + "' (If)";
+  const RawGraph* then_raw = branch(raw, "then_branch");
+  const RawGraph* else_raw = branch(raw, "else_branch");
+  if (!then_raw && !else_raw) throw UserError(file, place, "has neither then_branch nor else_branch graph");
+  Node& n = g.nodes[static_cast<size_t>(id)];
+  if (n.inputs.empty() || n.inputs[0] == kNoValue) throw UserError(file, place, "has no condition input");
+  // Declared branch inputs (JSON) match the node's next inputs; the rest are captures.
+  const size_t declared = (then_raw ? then_raw : else_raw)->inputs.size();
+  if ((then_raw && then_raw->inputs.size() != declared) || (else_raw && else_raw->inputs.size() != declared) ||
+      n.inputs.size() < 1 + declared)
+    throw UserError(file, place, "its branches declare other inputs than the " + std::to_string(n.inputs.size() - 1) +
+                                     " node inputs after the condition");
+  std::vector<ValueId> kept(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(1 + declared));
+  std::vector<std::pair<std::string, TensorType>> captured_inputs;
+  std::vector<std::pair<std::string, Tensor>> captured_constants;
+  for (size_t i = 1 + declared; i < n.inputs.size(); ++i) {
+    const Value& v = g.value(n.inputs[i]);
+    if (v.is_constant() && v.data) {
+      captured_constants.emplace_back(v.name, Tensor{v.type, v.data});
+    } else {
+      captured_inputs.emplace_back(v.name, v.type);
+      kept.push_back(n.inputs[i]);
+    }
+  }
+  auto build = [&](const RawGraph& b) {
+    RawGraph body = b;
+    body.opset = g.opset;
+    body.inputs.insert(body.inputs.end(), captured_inputs.begin(), captured_inputs.end());
+    const std::vector<std::string> reads = free_names(b);
+    const std::set<std::string> used(reads.begin(), reads.end());
+    for (const auto& c : captured_constants)
+      if (used.count(c.first)) body.constants.push_back(c);
+    for (size_t i = 0; i < declared; ++i) body.inputs[i].second = g.value(n.inputs[1 + i]).type;
+    return std::make_shared<const Graph>(build_graph(std::move(body), file));
+  };
+  // A branch that does not type at these input shapes (silero VAD's 8 kHz branch wants 256
+  // samples, its 16 kHz one 512) is left out; choosing it at run time is an error that says why.
+  struct Built {
+    std::shared_ptr<const Graph> graph;
+    std::string why;   // when graph is null
+  };
+  auto try_build = [&](const RawGraph* b, const char* name) {
+    if (!b) return Built{nullptr, attr_string(n.attrs, name, std::string(name) + " has no graph")};
+    try {
+      return Built{build(*b), ""};
+    } catch (const UserError& e) {
+      return Built{nullptr, std::string(name) + " does not type with these input shapes: " + e.what()};
+    }
+  };
+  Built then_b = try_build(then_raw, "then_branch"), else_b = try_build(else_raw, "else_branch");
+  if (!then_b.graph && !else_b.graph) throw UserError(file, place, then_b.why + "; " + else_b.why);
+  for (const Built* b : {&then_b, &else_b})
+    if (b->graph && b->graph->outputs.size() != n.outputs.size())
+      throw UserError(file, place, "a branch has " + std::to_string(b->graph->outputs.size()) + " outputs, the node " +
+                                       std::to_string(n.outputs.size()));
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const Graph& first = then_b.graph ? *then_b.graph : *else_b.graph;
+    const TensorType& a = first.value(first.outputs[k]).type;
+    if (then_b.graph && else_b.graph) {
+      const TensorType& b = else_b.graph->value(else_b.graph->outputs[k]).type;
+      if (!(a == b))
+        throw UserError(file, place, "output " + std::to_string(k) + " is " + to_string(a) + " in then_branch but " +
+                                         to_string(b) + " in else_branch; tessera needs one static type");
+    }
+    Value& out = g.value(n.outputs[k]);
+    if (known[n.outputs[k]] && !(out.type == a))
+      throw UserError(file, place, "output '" + out.name + "' is declared " + to_string(out.type) + " but the branches give " +
+                                       to_string(a));
+    out.type = a;
+    known[n.outputs[k]] = 1;
+  }
+  n.inputs = std::move(kept);
+  // A missing branch stays a string attribute with the reason (the JSON form keeps it too).
+  n.attrs["then_branch"] = then_b.graph ? Attribute{GraphAttr{then_b.graph}} : Attribute{printable(then_b.why)};
+  n.attrs["else_branch"] = else_b.graph ? Attribute{GraphAttr{else_b.graph}} : Attribute{printable(else_b.why)};
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,185 @@
+// Control flow at import (src/frontend/control_flow.h, if_inlining.h) and on ref
+// (src/backends/ref/control_flow.cc): an If whose condition folds is inlined; one decided at run
+// time stays, closed over what its branches read, and ref runs the branch the condition picks;
+// the JSON form round-trips; Loop is refused with the node's name.
+#include <catch2/catch.hpp>
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "support/temp_dir.h"
+#include "backends/ref/interpreter.h"
+#include "backends/ref/ref_kernels.h"
+#include "tessera/error.h"
+#include "tessera/json_graph.h"
+#include "tessera/model_loader.h"
+#include "tessera/onnx_export.h"
+
+namespace tessera {
+namespace {
+
+onnx::NodeProto node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                     const std::string& name = "") {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  n.set_name(name.empty() ? op + "_" + out[0] : name);
+  for (const auto& s : in) n.add_input(s);
+  for (const auto& s : out) n.add_output(s);
+  return n;
+}
+
+onnx::AttributeProto graph_attr(const std::string& name, const onnx::GraphProto& g) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::GRAPH);
+  *a.mutable_g() = g;
+  return a;
+}
+
+onnx::GraphProto branch(const std::string& name, std::vector<onnx::NodeProto> nodes, const std::string& out) {
+  onnx::GraphProto g;
+  g.set_name(name);
+  for (auto& n : nodes) *g.add_node() = n;
+  g.add_output()->set_name(out);
+  return g;
+}
+
+onnx::ModelProto model(const onnx::GraphProto& g) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(15);
+  *m.mutable_graph() = g;
+  return m;
+}
+
+Graph load(const onnx::ModelProto& m) {
+  testing::TempDir dir;
+  const std::string path = dir.file("model.onnx");
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  ImportOptions options;
+  options.warn = [](const std::string&) {};
+  return load_model(path, options);
+}
+
+// y = If(c) {then: Add(Relu(x), w); else: Mul(Relu(x), w)}: c is an input, known only at run time.
+onnx::ModelProto runtime_if() {
+  onnx::GraphProto g;
+  g.set_name("runtime_if");
+  *g.add_input() = value_info_to_onnx("x", TensorType{DType::f32, {2, 3}});
+  *g.add_input() = value_info_to_onnx("c", TensorType{DType::boolean, {}});
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  auto bytes = std::make_shared<TensorBytes>(reinterpret_cast<const uint8_t*>(w.data()),
+                                             reinterpret_cast<const uint8_t*>(w.data() + w.size()));
+  *g.add_initializer() = tensor_to_onnx("w", Tensor{TensorType{DType::f32, {2, 3}}, bytes});
+  *g.add_node() = node("Relu", {"x"}, {"r"});
+  onnx::NodeProto if_node = node("If", {"c"}, {"y"}, "the_if");
+  *if_node.add_attribute() = graph_attr("then_branch", branch("then", {node("Add", {"r", "w"}, {"t"})}, "t"));
+  *if_node.add_attribute() = graph_attr("else_branch", branch("else", {node("Mul", {"r", "w"}, {"e"})}, "e"));
+  *g.add_node() = if_node;
+  *g.add_output() = value_info_to_onnx("y", TensorType{DType::f32, {2, 3}});
+  return model(g);
+}
+
+std::vector<float> run_ref(const Graph& g, bool cond) {
+  std::map<ValueId, HostTensor> bindings;
+  bindings[g.find_value("x")] = HostTensor::of<float>(DType::f32, {2, 3}, {-1, 1, -2, 2, -3, 3});
+  bindings[g.find_value("c")] = HostTensor::of<uint8_t>(DType::boolean, {}, {static_cast<uint8_t>(cond)});
+  std::vector<HostTensor> values = interpret(g, make_ref_kernels(), bindings);
+  auto y = values[static_cast<size_t>(g.outputs[0])].as<float>();
+  return {y.begin(), y.end()};
+}
+
+}  // namespace
+
+TEST_CASE("an If decided at run time is closed over what its branches read", "[frontend][control_flow]") {
+  Graph g = load(runtime_if());
+  const NodeId id = g.find_node("the_if");
+  REQUIRE(id != kNoNode);
+  const Node& n = g.node(id);
+  // The condition, then the captured intermediate; the initializer w is copied into the branches.
+  REQUIRE(n.inputs.size() == 2);
+  CHECK(g.value(n.inputs[0]).name == "c");
+  CHECK(g.value(n.inputs[1]).name == "r");
+  const Graph* then_g = attr_graph(n.attrs, "then_branch");
+  const Graph* else_g = attr_graph(n.attrs, "else_branch");
+  REQUIRE(then_g);
+  REQUIRE(else_g);
+  CHECK(then_g->inputs.size() == 1);
+  CHECK(then_g->value(then_g->inputs[0]).name == "r");
+  CHECK(then_g->value(then_g->find_value("w")).is_constant());
+  CHECK(then_g->node(0).op == "Add");
+  CHECK(else_g->node(0).op == "Mul");
+  CHECK(g.value(g.outputs[0]).type == TensorType{DType::f32, {2, 3}});
+  CHECK(attribute_to_string(n.attrs.at("then_branch")).rfind("graph<then: 1 nodes, ", 0) == 0);
+  CHECK(g.parameter_count() == 6);   // w once, though both branches hold a copy
+}
+
+TEST_CASE("ref runs the branch the condition picks", "[frontend][control_flow]") {
+  Graph g = load(runtime_if());
+  CHECK(run_ref(g, true) == std::vector<float>{1, 3, 3, 6, 5, 9});
+  CHECK(run_ref(g, false) == std::vector<float>{0, 2, 0, 8, 0, 18});
+}
+
+TEST_CASE("a graph with an If round-trips through JSON", "[frontend][control_flow]") {
+  Graph g = load(runtime_if());
+  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  CHECK(back == g);
+  CHECK(run_ref(back, false) == run_ref(g, false));
+}
+
+TEST_CASE("an If whose condition folds at import is inlined", "[frontend][control_flow]") {
+  // y = If(Shape(x)[0] == 1) {then: Squeeze(x, [0]); else: Identity(x)}, x: [1, 4].
+  onnx::GraphProto g;
+  g.set_name("static_if");
+  *g.add_input() = value_info_to_onnx("x", TensorType{DType::f32, {1, 4}});
+  auto i64 = [](const std::string& name, int64_t v, Shape shape) {
+    auto bytes = std::make_shared<TensorBytes>(8);
+    std::memcpy(bytes->data(), &v, 8);
+    return tensor_to_onnx(name, Tensor{TensorType{DType::i64, std::move(shape)}, bytes});
+  };
+  *g.add_initializer() = i64("zero", 0, {});
+  *g.add_initializer() = i64("one", 1, {});
+  *g.add_initializer() = i64("axes", 0, {1});
+  *g.add_node() = node("Shape", {"x"}, {"s"});
+  *g.add_node() = node("Gather", {"s", "zero"}, {"d"});
+  *g.add_node() = node("Equal", {"d", "one"}, {"c"});
+  onnx::NodeProto if_node = node("If", {"c"}, {"y"}, "shape_if");
+  *if_node.add_attribute() = graph_attr("then_branch", branch("then", {node("Squeeze", {"x", "axes"}, {"t"})}, "t"));
+  *if_node.add_attribute() = graph_attr("else_branch", branch("else", {node("Identity", {"x"}, {"e"})}, "e"));
+  *g.add_node() = if_node;
+  g.add_output()->set_name("y");
+  Graph built = load(model(g));
+  CHECK(built.find_node("shape_if") == kNoNode);
+  CHECK(built.value(built.outputs[0]).type == TensorType{DType::f32, {4}});
+  bool squeeze = false;
+  for (const Node& n : built.nodes) squeeze |= n.op == "Squeeze";
+  CHECK(squeeze);
+}
+
+TEST_CASE("Loop is refused with the node's name and op", "[frontend][control_flow]") {
+  onnx::GraphProto g;
+  g.set_name("loop");
+  *g.add_input() = value_info_to_onnx("x", TensorType{DType::f32, {2}});
+  onnx::NodeProto loop = node("Loop", {"", ""}, {"y"}, "my_loop");
+  onnx::GraphProto body = branch("body", {node("Identity", {"x"}, {"t"})}, "cond_out");
+  *body.add_input() = value_info_to_onnx("i", TensorType{DType::i64, {}});
+  *body.add_input() = value_info_to_onnx("cond_in", TensorType{DType::boolean, {}});
+  *body.add_node() = node("Identity", {"cond_in"}, {"cond_out"});
+  *loop.add_attribute() = graph_attr("body", body);
+  *g.add_node() = loop;
+  g.add_output()->set_name("y");
+  try {
+    load(model(g));
+    FAIL("expected a UserError");
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("node 'my_loop' (Loop)") != std::string::npos);
+    CHECK(what.find("not supported") != std::string::npos);
+  }
+}
+
+}  // namespace tessera
