@@ -24,6 +24,14 @@ const std::string kMlp = "data/models/tiny_mlp.json";   // input x: f32 [1, 16]
 
 Process cli(const std::string& args) { return run_command(tessera_binary() + " " + args); }
 
+// A command that must succeed; a failure shows the command and its stderr.
+Process cli_ok(const std::string& args) {
+  Process p = cli(args);
+  INFO("tessera " << args << "\n" << p.err);
+  REQUIRE(p.exit_code == 0);
+  return p;
+}
+
 size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 size_t count(const std::string& s, const std::string& needle) {
@@ -89,7 +97,7 @@ TEST_CASE("show MODEL --plan P titles the picture with MODEL, not the path the p
   TempDir dir;
   const std::string copy = dir.file("copy_of_mlp.json"), plan = dir.file("plan.json"), dot = dir.file("g.dot");
   fs::copy_file(kMlp, copy);
-  REQUIRE(cli("partition " + kMlp + " --backends ref,onednn --cost roofline --plan " + plan).exit_code == 0);
+  cli_ok("partition " + kMlp + " --backends ref,onednn --cost roofline --plan " + plan);
   Process p = cli("show " + copy + " --plan " + plan + " --dot " + dot);
   INFO(p.err);
   REQUIRE(p.exit_code == 0);
@@ -101,23 +109,20 @@ TEST_CASE("show MODEL --plan P titles the picture with MODEL, not the path the p
 TEST_CASE("counts read as English: 1 partition, 1 node, 2 partitions") {
   TempDir dir;
   const std::string plan = dir.file("plan.json");
-  Process summary = cli("partition " + kMlp + " --backends ref --cost roofline --search single:ref");
+  Process summary = cli_ok("partition " + kMlp + " --backends ref --cost roofline --search single:ref");
   INFO(summary.out);
-  REQUIRE(summary.exit_code == 0);
   CHECK(summary.out.find("1 partition,") != std::string::npos);
   CHECK(summary.out.find("1 partitions") == std::string::npos);
   CHECK(summary.out.find("0 crossings") != std::string::npos);
 
-  Process explain = cli("partition " + kMlp + " --backends ref --cost roofline --search single:ref --no-coalesce --explain");
+  Process explain = cli_ok("partition " + kMlp + " --backends ref --cost roofline --search single:ref --no-coalesce --explain");
   INFO(explain.out);
-  REQUIRE(explain.exit_code == 0);
   CHECK(explain.out.find("1 nodes") == std::string::npos);
   CHECK(explain.out.find(" 1 node ") != std::string::npos);
 
-  REQUIRE(cli("partition " + kMlp + " --backends ref --cost roofline --search single:ref --plan " + plan).exit_code == 0);
-  Process run = cli("run " + kMlp + " --plan " + plan + " --repeat 1");
+  cli_ok("partition " + kMlp + " --backends ref --cost roofline --search single:ref --plan " + plan);
+  Process run = cli_ok("run " + kMlp + " --plan " + plan + " --repeat 1");
   INFO(run.out);
-  REQUIRE(run.exit_code == 0);
   CHECK(run.out.find("1 partition,") != std::string::npos);
   CHECK(run.out.find("1 partitions") == std::string::npos);
   CHECK(run.out.find("1 functions") == std::string::npos);
@@ -126,9 +131,8 @@ TEST_CASE("counts read as English: 1 partition, 1 node, 2 partitions") {
 TEST_CASE("costs a person reads are milliseconds; the plan file keeps seconds and names the unit") {
   TempDir dir;
   const std::string out = dir.file("emit");
-  Process explain = cli("partition " + kMlp + " --backends ref,onednn --cost roofline --explain");
+  Process explain = cli_ok("partition " + kMlp + " --backends ref,onednn --cost roofline --explain");
   INFO(explain.out);
-  REQUIRE(explain.exit_code == 0);
   CHECK(explain.out.find(" ms") != std::string::npos);
   CHECK_FALSE(std::regex_search(explain.out, std::regex("cost [0-9.]+e-0[0-9]")));   // raw seconds
 
@@ -190,7 +194,7 @@ TEST_CASE("missing weights: one summary line by default, every weight under --ve
 TEST_CASE("docs/cli.md shows run --json exactly as run prints it") {
   TempDir dir;
   const std::string plan = dir.file("plan.json");
-  REQUIRE(cli("partition " + kMlp + " --backends ref --cost roofline --plan " + plan).exit_code == 0);
+  cli_ok("partition " + kMlp + " --backends ref --cost roofline --plan " + plan);
   Process run = cli("run " + kMlp + " --plan " + plan + " --repeat 1 --check --json");
   REQUIRE(run.exit_code == 0);
   // Numbers become N in both, so only the shape of the line is compared.
