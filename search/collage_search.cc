@@ -71,6 +71,56 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
   heap.push({Cost::zero(), 0});
   ++result.stats.pushed;
 
+  // Dominance (states with crossings, one device). Two states with one covered set have the same
+  // live values and can be completed by exactly the same candidates; only their frontier entries
+  // (who produced a value, where it was handed) can make a completion cost more for one than for
+  // the other, and by at most what the entries that differ can still be charged (entry_bound). So
+  // a state is dropped when it costs more than a kept state of its covered set plus that bound:
+  // it can never lead to a cheaper plan. Each covered set keeps its few cheapest states (reps).
+  const bool prune = problem.tracks_crossings() && !problem.multi_device();
+  std::unordered_map<IndexSet, std::vector<int>, IndexSet::Hash> reps;
+  const auto& readers = problem.index->value_consumers();
+  const size_t nb = problem.backend_names.size();
+  auto entry_bound = [&](const IndexSet& covered, const FrontierEntry& e) {
+    size_t left = 0;
+    for (NodeId r : readers[size_t(e.value)]) left += covered.contains(r) ? 0 : 1;
+    Cost sum = Cost::zero(), most = Cost::zero();
+    for (size_t b = 0; b < nb; ++b) {
+      if ((e.handed >> b) & 1u) continue;
+      const Cost& p = problem.boundary_price(e.value, e.backend, static_cast<int>(b));
+      sum += p;
+      if (most < p) most = p;
+    }
+    Cost by_readers = Cost::zero();
+    for (size_t i = 0; i < left && by_readers < sum; ++i) by_readers += most;
+    return by_readers < sum ? by_readers : sum;
+  };
+  auto dominated = [&](const StateKey& key, const Cost& cost, int self) {
+    auto it = reps.find(key.covered);
+    if (it == reps.end()) return false;
+    for (int r : it->second) {
+      if (r == self) continue;
+      const State& rep = states[size_t(r)];
+      if (!(rep.cost < cost) || rep.key.frontier.size() != key.frontier.size()) continue;
+      Cost bound = rep.cost;
+      for (size_t i = 0; i < key.frontier.size() && bound < cost; ++i)
+        if (rep.key.frontier[i] != key.frontier[i]) bound += entry_bound(key.covered, rep.key.frontier[i]);
+      if (bound < cost) return true;
+    }
+    return false;
+  };
+  auto keep_rep = [&](int id) {
+    constexpr size_t kReps = 4;
+    std::vector<int>& v = reps[states[size_t(id)].key.covered];
+    if (std::find(v.begin(), v.end(), id) != v.end()) return;
+    if (v.size() < kReps) {
+      v.push_back(id);
+      return;
+    }
+    auto worst = std::max_element(v.begin(), v.end(), [&](int x, int y) { return states[size_t(x)].cost < states[size_t(y)].cost; });
+    if (states[size_t(id)].cost < states[size_t(*worst)].cost) *worst = id;
+  };
+
   std::vector<int> stamp(num_cands, -1);
   std::vector<int> work;
   IndexSet in_closure(n);
@@ -80,6 +130,7 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
     heap.pop();
     ++result.stats.popped;
     if (states[size_t(id)].settled || cost != states[size_t(id)].cost) continue;
+    if (prune && dominated(states[size_t(id)].key, cost, id)) continue;
     states[size_t(id)].settled = true;
     ++result.stats.states;
     const IndexSet covered = states[size_t(id)].key.covered;   // copy: states may reallocate
@@ -111,6 +162,7 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
         Cost next_cost = states[size_t(id)].cost + problem.costs[size_t(c)] + step.transfer + step.boundary;
         Cost transfer = states[size_t(id)].transfer + step.transfer;
         Cost boundary = states[size_t(id)].boundary + step.boundary;
+        if (prune && dominated(next, next_cost, -1)) continue;
         auto [it, inserted] = ids.emplace(next, int(states.size()));
         if (inserted) {
           states.push_back({std::move(next), next_cost, transfer, boundary, id, c, false});
@@ -123,6 +175,7 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
           s.parent = id;
           s.via = c;
         }
+        if (prune) keep_rep(it->second);
         heap.push({next_cost, it->second});
         ++result.stats.pushed;
       }

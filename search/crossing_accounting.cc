@@ -45,9 +45,12 @@ Crossings add_candidate_crossings(const SearchProblem& problem, const IndexSet& 
         it->shipped = static_cast<uint8_t>(it->shipped | (1u << dev));
         cost.transfer += transfer_price(problem, v, it->device, dev);
       }
-      if (it->backend != backend && !((it->handed >> backend) & 1u) && boundary_charged(problem, v)) {
-        it->handed |= 1u << backend;
-        cost.boundary += problem.boundary_price(v, it->backend, backend);
+      if (!((it->handed >> backend) & 1u) && boundary_charged(problem, v)) {
+        const Cost& price = problem.boundary_price(v, it->backend, backend);
+        if (price != Cost::zero()) {   // only priced hand-overs are state
+          it->handed |= problem.handed_mask[backend];
+          cost.boundary += price;
+        }
       }
     }
   });
@@ -63,9 +66,17 @@ Crossings add_candidate_crossings(const SearchProblem& problem, const IndexSet& 
   next.reserve(frontier.size() + 2);
   for (const FrontierEntry& e : frontier)
     if (still_read(e.value)) next.push_back(e);
+  // A new frontier value is kept only when its future can cost something: another device may read
+  // it, or some boundary price of it is not zero; its producer is recorded by price class.
   inside.for_each([&](int n) {
-    for (ValueId v : graph.node(n).outputs)
-      if (still_read(v)) next.push_back({v, dev, 0, backend, 0});
+    for (ValueId v : graph.node(n).outputs) {
+      if (v == kNoValue || !still_read(v)) continue;
+      const bool priced = boundary_charged(problem, v) && problem.boundary_priced[size_t(problem.boundary_slot[size_t(v)])];
+      if (!priced && !problem.multi_device()) continue;
+      const uint8_t cls = priced ? problem.price_class[size_t(problem.boundary_slot[size_t(v)]) * problem.backend_names.size() + backend]
+                                 : backend;
+      next.push_back({v, dev, 0, cls, 0});
+    }
   });
   std::sort(next.begin(), next.end());
   frontier = std::move(next);
@@ -95,9 +106,12 @@ PlanCrossings plan_crossings(const SearchProblem& problem, const std::vector<int
       for (int d = 0; d < 8; ++d)
         if ((devices >> d) & 1u) out.transfer += transfer_price(problem, v, node_dev[size_t(n)], d);
       if (graph.is_output(v)) continue;   // graph outputs are never charged, nor listed
+      uint32_t handed = 0;
       for (int b = 0; b < 32; ++b) {
         if (!((backends >> b) & 1u)) continue;
-        Cost price = boundary_charged(problem, v) ? problem.boundary_price(v, node_backend[size_t(n)], b) : Cost::zero();
+        const bool charged = boundary_charged(problem, v) && !((handed >> b) & 1u);
+        Cost price = charged ? problem.boundary_price(v, node_backend[size_t(n)], b) : Cost::zero();
+        if (charged && price != Cost::zero()) handed |= problem.handed_mask[size_t(b)];
         out.boundary += price;
         out.boundaries.push_back({v, node_backend[size_t(n)], b, value_bytes(graph, v), std::move(price)});
       }

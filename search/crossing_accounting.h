@@ -4,7 +4,8 @@
 // Terms. A plan assigns each covered node a device and a backend (its candidate's). A value v
 // produced on device A and read by a node on device B != A crosses once per distinct B (copies are
 // cached on the consumer's device): a *transfer*. A value produced by a node on backend P and read
-// by a node on backend Q != P crosses once per distinct Q: a *boundary* (layout conversion, copy,
+// by a node on backend Q != P crosses once per distinct Q (once per distinct boundary layout of Q
+// when layout conversions are the only prices: SearchProblem::handed_mask): a *boundary* (layout conversion, copy,
 // cold cache), priced by CostModel::boundary; graph inputs, constants and graph outputs are never
 // charged (search_problem.h). Both are edge costs: they depend only on which backend/device holds
 // the producer and which hold the readers, never on how partitions are cut.

@@ -1,6 +1,8 @@
 #include "search/partitioner.h"
 
 #include <chrono>
+#include <memory>
+#include <set>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -11,6 +13,7 @@
 #include "search/exhaustive_search.h"
 #include "search/measured_wholes.h"
 #include "search/greedy_search.h"
+#include "search/layout_conversions.h"
 #include "search/single_backend_search.h"
 #include "tessera/error.h"
 #include "tessera/structural_hash.h"
@@ -159,6 +162,19 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   problem.errors = std::move(priced.errors);
   problem.transfer_model = &model;
   problem.boundary_model = &model;
+  if (model.prices_layouts()) {
+    std::set<Layout> layouts;
+    for (const BackendSpec& b : backends) {
+      problem.backend_layouts[b.name] = b.boundary_layout;
+      layouts.insert(b.boundary_layout);
+    }
+    t0 = std::chrono::steady_clock::now();
+    auto prices = std::make_shared<ConversionPrices>(
+        price_conversions(graph, layouts, model, {options.threads, options.database}));
+    plan.stats.estimate_ms += ms_since(t0);
+    plan.stats.costed += static_cast<int64_t>(prices->stats.unique);
+    problem.conversion_price = [prices](const TensorType& t, Layout from, Layout to) { return (*prices)(t, from, to); };
+  }
   problem.prepare();
 
   for (int v = 0; v < index.size(); ++v) {

@@ -46,21 +46,49 @@ void SearchProblem::prepare_boundaries() {
   boundary_slot.clear();
   boundary_prices.clear();
   has_boundaries = false;
-  if (!boundary_model || backend_names.size() < 2) return;
+  if ((!boundary_model && !conversion_price) || backend_names.size() < 2) return;
   const Graph& graph = index->graph();
   const auto& readers = index->value_consumers();
   const size_t b = backend_names.size();
+  std::vector<Layout> layout(b, Layout::plain);
+  for (size_t i = 0; i < b; ++i)
+    if (auto it = backend_layouts.find(backend_names[i]); it != backend_layouts.end()) layout[i] = it->second;
   boundary_slot.assign(graph.values.size(), -1);
+  bool contract_prices = false;
   for (const Node& node : graph.nodes) {
     for (ValueId v : node.outputs) {
       if (v == kNoValue || readers[size_t(v)].empty() || graph.is_output(v)) continue;
+      const TensorType& type = graph.value(v).type;
       boundary_slot[size_t(v)] = static_cast<int>(boundary_prices.size() / (b * b));
       for (size_t from = 0; from < b; ++from)
         for (size_t to = 0; to < b; ++to) {
-          Cost price = boundary_model->boundary(graph.value(v).type, backend_names[from], backend_names[to]);
+          Cost price = boundary_model ? boundary_model->boundary(type, backend_names[from], backend_names[to]) : Cost::zero();
+          contract_prices = contract_prices || price != Cost::zero();
+          if (from != to && conversion_price && layout[from] != layout[to] && layout_sensitive(type))
+            price += conversion_price(type, layout[from], layout[to]);
           has_boundaries = has_boundaries || price != Cost::zero();
           boundary_prices.push_back(std::move(price));
         }
+    }
+  }
+  handed_mask.assign(b, 0);
+  for (size_t to = 0; to < b; ++to)
+    for (size_t other = 0; other < b; ++other)
+      if (other == to || (!contract_prices && conversion_price && layout[other] == layout[to])) handed_mask[to] |= 1u << other;
+  const size_t slots = boundary_prices.size() / (b * b);
+  boundary_priced.assign(slots, 0);
+  price_class.assign(slots * b, 0);
+  for (size_t s = 0; s < slots; ++s) {
+    const Cost* block = &boundary_prices[s * b * b];
+    for (size_t i = 0; i < b * b; ++i) boundary_priced[s] = boundary_priced[s] || block[i] != Cost::zero();
+    for (size_t a = 0; a < b; ++a) {
+      size_t rep = a;
+      for (size_t r = 0; r < a; ++r)
+        if (std::equal(block + r * b, block + r * b + b, block + a * b)) {
+          rep = r;
+          break;
+        }
+      price_class[s * b + a] = static_cast<uint8_t>(rep);
     }
   }
 }

@@ -16,7 +16,9 @@
 // A and read by a chosen candidate on backend B != A costs CostModel::boundary(type, A, B), once
 // per (value, B), on top of any transfer. Graph inputs, constants and graph outputs are not
 // charged. Prices are looked up once per (value, A, B) by prepare(); when every price is zero the
-// search does not track backends at all.
+// search does not track backends at all. Layout conversions (boundary_layout.h) are part of the
+// price: where A's and B's boundary layouts differ for a layout-sensitive value, the conversion's
+// price (conversion_price) is added to CostModel::boundary's.
 //
 // Candidates whose cost is not a Value (Unknown, Invalid) are never chosen: a plan's cost must be
 // a number. `ext[i]` (external producers: nodes outside candidate i that feed it) is precomputed
@@ -24,10 +26,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tessera/boundary_layout.h"
 #include "tessera/candidate.h"
 #include "tessera/cost.h"
 #include "tessera/cost_model.h"
@@ -44,6 +49,10 @@ struct SearchProblem {
   std::vector<std::optional<double>> errors;   // errors[i]: measured error (CostEntry::error), if any
   const CostModel* transfer_model = nullptr;   // prices device crossings; nullptr = all free
   const CostModel* boundary_model = nullptr;   // prices backend crossings; nullptr = all free
+  // Boundary layout per backend name (absent: plain), and what converting a value of a type from
+  // one layout to another costs; unset: conversions are free.
+  std::map<std::string, Layout> backend_layouts;
+  std::function<Cost(const TensorType&, Layout from, Layout to)> conversion_price;
 
   // Derived by prepare(): external producers per candidate, candidate ids per node, device ids.
   std::vector<IndexSet> ext;
@@ -58,6 +67,17 @@ struct SearchProblem {
   std::vector<int> boundary_slot;
   std::vector<Cost> boundary_prices;
   bool has_boundaries = false;                 // some boundary price is not zero
+  // What the search state needs to know of a value (crossing_accounting.h): boundary_priced[slot]
+  // when some price of the value is not zero (a value whose prices are all zero is never tracked
+  // on one device), and price_class[slot * B + a]: the smallest backend whose prices for the value
+  // equal backend a's as producer (backends of one boundary layout are one class), so states that
+  // differ only in which of two equivalent backends produced a value are one state.
+  std::vector<char> boundary_priced;
+  std::vector<uint8_t> price_class;
+  // handed_mask[b]: the backends a value handed to backend b counts as handed to. {b} under the
+  // contract's prices (once per (value, B)); when the only prices are layout conversions, every
+  // backend of b's layout, since the executor converts a value once per layout.
+  std::vector<uint32_t> handed_mask;
 
   void prepare();                              // call once after filling the fields above
   void prepare_boundaries();                   // (part of prepare) the boundary price table

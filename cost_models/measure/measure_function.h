@@ -64,7 +64,9 @@ struct Timing {
 
 // `reference` (ref's compiler), when given, also runs fn once on the same inputs, and Timing::error
 // is relative_l2_error(outputs, reference outputs), max over fn's outputs (host_tensor.h).
+// `layouts`: fn's boundary layouts; null: the backend's native ones on every input and output (a
+// candidate's inputs are all activations), as the executor runs it (boundary_layout.h).
 Timing measure_function(const BackendCompiler& compiler, const Graph& fn, const TimingOptions& options,
-                        const BackendCompiler* reference = nullptr);
+                        const BackendCompiler* reference = nullptr, const BoundaryLayouts* layouts = nullptr);
 
 }  // namespace tessera

@@ -47,7 +47,7 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     versions += b + "=" + v + ";";
   }
   versions += "evict=" + std::to_string(options_.evict_bytes) + ";";
-  fingerprint_ = "measure/2/" + hash_hex(fnv1a64(versions));
+  fingerprint_ = "measure/3/" + hash_hex(fnv1a64(versions));
   machine_ = machine_fingerprint();
 }
 
@@ -125,7 +125,8 @@ CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
     // A precision variant's error is measured with its time (CostEntry::error).
     std::unique_ptr<BackendCompiler> reference;
     if (compiler->precision() != "f32") reference = options_.make_compiler("ref");
-    return measure_function(*compiler, *request.function, timing, reference.get()).encode();
+    return measure_function(*compiler, *request.function, timing, reference.get(), request.layouts ? &*request.layouts : nullptr)
+        .encode();
   };
 
   IsolatedResult r;

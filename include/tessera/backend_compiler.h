@@ -23,6 +23,11 @@
 // - Weights arrive as inputs on every run. A backend that wants them in another layout (oneDNN's
 //   blocked weights) may reorder them on a run and cache the result keyed by the input pointer;
 //   callers that change weight *contents* behind the same pointer must recompile.
+// - Boundary layouts (boundary_layout.h): compile(fn, layouts) asks for the function's 4-D
+//   activations in another memory order at its boundary (NHWC); the run's buffers then hold that
+//   order, while the views keep the logical NCHW types. Only a backend whose native_layout() is
+//   that layout accepts it (KernelUnsupported otherwise); no layouts = all plain, which every
+//   backend takes. The compiled function keeps the layouts it was built for (layouts()).
 // - A function's constants without data (a shape-only model) are filled with the seeded random
 //   values of HostTensor::random for float types; other data-less constants are unsupported.
 //
@@ -42,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/boundary_layout.h"
 #include "tessera/graph.h"
 #include "tessera/kernel.h"
 
@@ -61,6 +67,9 @@ class CompiledFunction {
   const std::vector<TensorType>& output_types() const { return output_types_; }
   // Bytes of intermediate buffers (and cached reordered weights) this function owns.
   virtual size_t workspace_bytes() const = 0;
+  // The memory order of each input and output at the boundary (all plain unless compiled for
+  // others); sized like input_types() / output_types().
+  const BoundaryLayouts& layouts() const { return layouts_; }
 
  protected:
   // Records fn's signature (the types of fn.inputs and fn.outputs).
@@ -70,7 +79,9 @@ class CompiledFunction {
                         std::span<const TensorView> outputs) = 0;
 
  private:
+  friend class BackendCompiler;   // sets layouts_ after compile_impl
   std::vector<TensorType> input_types_, output_types_;
+  BoundaryLayouts layouts_;
 };
 
 // One real backend's compiler. Stateless apart from library handles: compile() is thread-safe.
@@ -88,11 +99,19 @@ class BackendCompiler {
   // error against ref, and an accuracy budget (search/accuracy_budget.h) limits its use.
   virtual std::string precision() const { return "f32"; }
 
-  // Compiles `fn`; throws KernelUnsupported when this backend cannot take it (see header).
-  std::unique_ptr<CompiledFunction> compile(const Graph& fn) const { return compile_impl(fn); }
+  // The boundary layout of its 4-D activations when it chooses (BackendSpec::boundary_layout of
+  // its built-in spec says the same): nhwc for onednn and xnnpack, plain for the others.
+  virtual Layout native_layout() const { return Layout::plain; }
+  // Compiles `fn` with its boundary in `layouts` (empty: all plain); throws KernelUnsupported when
+  // this backend cannot take it (see header), UserError-free: a layouts vector of the wrong size
+  // or a non-plain layout on a value that is not layout-sensitive is a KernelError.
+  std::unique_ptr<CompiledFunction> compile(const Graph& fn, const BoundaryLayouts& layouts = {}) const;
 
  protected:
   virtual std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const = 0;
+  // Backends whose native_layout() is not plain override this one; the default takes all-plain
+  // layouts only (and calls compile_impl(fn)).
+  virtual std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn, const BoundaryLayouts& layouts) const;
 };
 
 // The compiler of a built-in real backend: "ref", "onednn", "eigen", "blas". Throws UserError for

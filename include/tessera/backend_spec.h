@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/boundary_layout.h"
 #include "tessera/partition_rule.h"
 #include "tessera/sub_graph.h"
 
@@ -36,6 +37,9 @@ struct BackendSpec {
   FusionStyle fusion = FusionStyle::None;
   SubGraphConfig limits;                    // defaults 0, 1, false
   std::string source;                       // file it came from ("<builtin>/ref.json" for built-ins)
+  // "boundary_layout": how its functions take and give 4-D activations (boundary_layout.h);
+  // "plain" by default, "nhwc" for onednn, onednn_bf16 and xnnpack.
+  Layout boundary_layout = Layout::plain;
 
   // True when `ops` lists the op ("*" included) or a pattern names it.
   bool supports(const std::string& op) const;

@@ -26,10 +26,13 @@ class BackendCompiler;
 struct Codegen {
   std::string backend;
   // Compiles one function body; throws KernelUnsupported when the backend cannot take it.
-  std::function<ExternalModule(const Graph& body)> compile;
+  // `activation[i]`: some call site passes a computed value (not a model constant) as parameter i;
+  // those travel in the backend's boundary layout (boundary_layout.h), weights stay plain.
+  std::function<ExternalModule(const Graph& body, const std::vector<bool>& activation)> compile;
 };
 
-// A Codegen backed by a real BackendCompiler (backend_compiler.h).
+// A Codegen backed by a real BackendCompiler (backend_compiler.h): the function compiled with its
+// backend's native boundary layouts (native_boundary_layouts), which the artifact records.
 Codegen compiler_codegen(std::shared_ptr<const BackendCompiler> compiler);
 
 // `skipped`, if given, receives "symbol: reason" for each function left as it was.

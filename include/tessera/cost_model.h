@@ -29,10 +29,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tessera/boundary_layout.h"
 #include "tessera/cost.h"
 #include "tessera/cost_database.h"
 #include "tessera/graph.h"
@@ -47,6 +49,10 @@ struct CostRequest {
   std::string backend_version;       // part of the database key; "" when the backend has none
   std::string device;                // the backend's device name, e.g. "cpu", "gpu"
   std::string label;                 // for messages: "Conv+Relu"
+  // The boundary layouts to price it with; unset: the backend's native ones (what the executor
+  // runs a candidate with). Layout conversions (boundary_layout.h) are priced all plain. Callers
+  // that set it mix it into `hash`, so the two never share a database entry.
+  std::optional<BoundaryLayouts> layouts;
 
   CostRequest() = default;
   CostRequest(const Graph& fn, uint64_t h, std::string backend_name, std::string device_name,
@@ -84,6 +90,12 @@ class CostModel {
   // the mock cost file or a device without a profile. Call once before the search.
   void check_backends(const std::vector<BackendRef>& backends) const { check_backends_impl(backends); }
 
+  // Whether the search should add the price of layout conversions (boundary_layout.h) to
+  // crossings between backends whose boundary layouts differ, estimating each conversion as a
+  // function with this model: true for the models of real execution (roofline, measure), false
+  // for mock, whose boundary prices are exactly its file's (CONTRACTS.md).
+  virtual bool prices_layouts() const { return false; }
+
   // "mock", "roofline", "measure".
   virtual std::string name() const = 0;
   // Everything that determines the answers, short and stable: e.g. "mock/1/3fa2c9e01b7d6e44".
@@ -97,7 +109,8 @@ class CostModel {
   virtual CostEntry estimate_entry_impl(const CostRequest& request) const;
   // Default: zero on one device, else Unknown (a model without a notion of links).
   virtual Cost transfer_impl(size_t bytes, std::string_view from, std::string_view to) const;
-  // Default: zero (values cross in plain layout and every function prices its own conversions).
+  // Default: zero (the contract's boundary prices are the mock model's; layout conversions are
+  // priced as functions, see prices_layouts()).
   virtual Cost boundary_impl(const TensorType& type, std::string_view from, std::string_view to) const;
   virtual void check_backends_impl(const std::vector<BackendRef>& backends) const {}
 };

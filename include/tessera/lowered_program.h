@@ -28,9 +28,21 @@
 // one set of intermediates per call site. Sharing stays the default in the Module (one function,
 // one artifact); instances are an executor decision.
 //
+// Boundary layouts (boundary_layout.h). A compiled function may take and give its 4-D activations
+// in NHWC (CompiledFunction::layouts()). The program knows the layout every buffer is written in
+// (params, constants and ref kernels: plain; an extern call: its layouts) and, where a call wants
+// another one, inserts a conversion step (layout_conversion(), compiled by kConversionBackend)
+// into a side buffer of its own, once per (buffer, layout), right before the first call that
+// wants it. An extern call that would write NHWC into one of main's outputs (the caller's plain
+// buffer) writes a side buffer instead, converted into the output after it. Side buffers live
+// outside the static memory plan (each is kept for the whole run): the price of converting only
+// where two layouts meet.
+//
 // A program runs on one thread at a time (compiled functions and the workspace are stateful).
-// After each step an optional observer sees the step's output buffers; --check compares them
-// with the reference while they are still live in the shared workspace.
+// After each step an optional observer sees the step's output buffers, always in plain layout
+// (NHWC ones converted for it, unless it only times the steps); --check compares them with the
+// reference while they are still live in the shared workspace. Conversion steps are observed
+// too, as calls "layout.<from>-><to>" labelled with the converted value's name and no outputs.
 #pragma once
 
 #include <cstddef>
@@ -39,17 +51,25 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tessera/backend_compiler.h"
+#include "tessera/boundary_layout.h"
 #include "tessera/kernel.h"
 #include "tessera/module.h"
 
 namespace tessera {
 
-// (the call, the names of its output buffers, the output views) after one step has run.
-using StepObserver = std::function<void(const KernelCall& call, const std::vector<std::string>& names,
-                                        std::span<const TensorView> outputs)>;
+// After one step has run: (the call, the names of its output buffers, the output views).
+struct StepObserver {
+  std::function<void(const KernelCall& call, const std::vector<std::string>& names, std::span<const TensorView> outputs)>
+      on_step;
+  // false: the observer only times steps; outputs in NHWC are then handed over as they are
+  // instead of being converted to plain first (which would add to the next step's time).
+  bool reads_outputs = true;
+};
 
 class LoweredProgram {
  public:
@@ -81,18 +101,35 @@ class LoweredProgram {
  private:
   struct Step {
     const KernelCall* call = nullptr;
-    CompiledFunction* compiled = nullptr;   // extern stub
+    CompiledFunction* compiled = nullptr;   // extern stub, or a layout conversion
     LoweredProgram* nested = nullptr;       // lowered function
     const Node* node = nullptr;             // ref kernel
     const NodeKernel* kernel = nullptr;
     std::vector<std::string> output_names;
+    std::vector<int> in_slots, out_slots;   // into ptr_ (-1: a missing optional input)
+    std::vector<TensorType> in_types, out_types;   // as the callee takes them (physical for conversions)
+    std::vector<int> observed_plain;        // per output: the slot its plain copy goes to for an observer, or -1
   };
+  // A new side buffer for a value of `type`: its slot in ptr_.
+  int add_side(const TensorType& type);
+  // The slot holding buffer slot `slot` in `layout`, adding a conversion step when it is new.
+  int slot_in(int slot, Layout layout);
+  void add_conversion(int from_slot, Layout from, int to_slot, Layout to);
+  CompiledFunction* converter(const TensorType& type, Layout from, Layout to);
+  void run_step(const Step& step);
 
   const LoweredFunction* lowered_;
   std::vector<std::unique_ptr<CompiledFunction>> instances_;   // per call site beyond the first
   std::vector<Step> steps_;
   std::vector<int> param_buffers_, output_buffers_;   // buffer indices, in order
-  std::vector<void*> ptr_;                            // per buffer
+  std::vector<void*> ptr_;                            // per slot: the buffers, then side buffers
+  std::vector<TensorType> slot_type_;                 // per slot: the logical type
+  std::vector<Layout> slot_layout_;                   // per slot: the layout it is written in
+  std::map<std::pair<int, Layout>, int> converted_;   // (slot, layout) -> the slot holding it so
+  std::vector<std::unique_ptr<std::byte[], void (*)(std::byte*)>> sides_;
+  std::map<std::tuple<DType, Shape, Layout, Layout>, std::unique_ptr<CompiledFunction>> converters_;
+  std::unique_ptr<BackendCompiler> conversion_compiler_;
+  std::vector<std::unique_ptr<KernelCall>> conversion_calls_;
   std::byte* workspace_ = nullptr;
   int64_t workspace_bytes_ = 0;
   std::vector<ConstTensorView> in_scratch_;

@@ -57,6 +57,7 @@ class RooflineCostModel final : public CostModel {
   // One profile per device name; a second profile for the same device is a UserError.
   explicit RooflineCostModel(std::vector<DeviceProfile> profiles);
   std::string name() const override { return "roofline"; }
+  bool prices_layouts() const override { return true; }
   std::string fingerprint() const override { return "roofline/1"; }
   // The profile's fingerprint: new numbers, new database keys.
   std::string device_fingerprint(std::string_view device) const override;

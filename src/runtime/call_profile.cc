@@ -15,7 +15,9 @@ std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<Hos
   std::vector<std::vector<double>> samples;
   size_t step = 0;
   Clock::time_point last;
-  StepObserver observer = [&](const KernelCall& call, const std::vector<std::string>&, std::span<const TensorView>) {
+  StepObserver observer;
+  observer.reads_outputs = false;
+  observer.on_step = [&](const KernelCall& call, const std::vector<std::string>&, std::span<const TensorView>) {
     Clock::time_point now = Clock::now();
     if (step >= calls.size()) {
       calls.push_back(CallProfile{call.kernel, call.label});
@@ -40,7 +42,19 @@ void attach_plan_costs(std::vector<CallProfile>& calls, const Executor& executor
   for (size_t p = 0; p < plan.partitions.size(); ++p)
     for (NodeId n = 0; n < model.num_nodes(); ++n)
       if (plan.partitions[p].nodes.contains(n)) partition_of[model.node(n).name] = p;
+  // A layout conversion (kernel "layout.<from>-><to>", labelled with the value's name) is
+  // predicted by the plan's boundary costs charged on that value.
+  std::unordered_map<std::string, double> boundary_ms;
+  for (const Boundary& b : plan.boundaries)
+    if (b.value >= 0 && b.value < static_cast<ValueId>(model.values.size()) && b.cost.is_value())
+      boundary_ms[model.value(b.value).name] += b.cost.number() * 1e3;
   for (CallProfile& c : calls) {
+    if (c.kernel.starts_with("layout.")) {
+      c.backend = "(crossing)";
+      auto it = boundary_ms.find(c.label);
+      c.predicted_ms = it == boundary_ms.end() ? 0.0 : it->second;
+      continue;
+    }
     auto from = executor.module().outlined_from.find(c.label);
     if (from == executor.module().outlined_from.end() || from->second.empty()) continue;
     auto p = partition_of.find(from->second.front());

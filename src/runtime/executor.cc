@@ -36,7 +36,8 @@ Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& 
       const ExternalModule& ext = module_->external_modules.at(symbol);
       auto& compiler = compilers_[ext.backend];
       if (!compiler) compiler = make_backend_compiler(ext.backend);
-      return compiler->compile(module_->functions.at(symbol).body);
+      const CompiledFunction& shared = *ext.artifact;   // every instance takes the layouts main was lowered for
+      return compiler->compile(module_->functions.at(symbol).body, shared.layouts());
     };
   main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_, instances);
   for (ValueId v : module_->main.outputs) outputs_.emplace_back(module_->main.value(v).type);

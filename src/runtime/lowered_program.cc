@@ -1,6 +1,7 @@
 // Resolving a LoweredFunction into runnable steps, and running them (see lowered_program.h).
 #include "tessera/lowered_program.h"
 
+#include <algorithm>
 #include <new>
 #include <unordered_map>
 
@@ -48,6 +49,10 @@ LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const Lo
     output_buffers_.push_back(it->second);
   }
 
+  slot_type_.reserve(lowered.buffers.size());
+  for (const Buffer& buf : lowered.buffers) slot_type_.push_back(buf.type);
+  slot_layout_.assign(lowered.buffers.size(), Layout::plain);
+
   std::map<std::string, int> calls_of;   // extern symbol -> call sites seen so far
   for (const KernelCall& call : lowered.calls) {
     Step step;
@@ -84,12 +89,106 @@ LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const Lo
       throw UserError(where(body), call.label,
                       "kernel '" + call.kernel + "' has no implementation in the executor (only compiled functions and ref kernels run here)");
     }
+
+    // Layouts: what the callee takes and gives (plain unless an extern function says otherwise).
+    const BoundaryLayouts* layouts = step.compiled ? &step.compiled->layouts() : nullptr;
+    auto wanted = [&](const std::vector<Layout>* ls, size_t i) {
+      return ls && i < ls->size() ? (*ls)[i] : Layout::plain;
+    };
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+      const int b = call.inputs[i];
+      step.in_slots.push_back(b < 0 ? -1 : slot_in(b, wanted(layouts ? &layouts->inputs : nullptr, i)));
+      step.in_types.push_back(b < 0 ? TensorType{} : slot_type_[static_cast<size_t>(b)]);
+    }
+    std::vector<std::pair<int, int>> then_convert;   // (side slot, output buffer)
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      const int o = call.outputs[i];
+      const Layout made = wanted(layouts ? &layouts->outputs : nullptr, i);
+      int slot = o;
+      if (made != Layout::plain && lowered.buffers[static_cast<size_t>(o)].kind == BufferKind::Output) {
+        slot = add_side(slot_type_[static_cast<size_t>(o)]);
+        then_convert.emplace_back(slot, o);
+        converted_[{o, made}] = slot;
+      }
+      slot_layout_[static_cast<size_t>(slot)] = made;
+      step.out_slots.push_back(slot);
+      step.out_types.push_back(slot_type_[static_cast<size_t>(o)]);
+      step.observed_plain.push_back(made == Layout::plain ? -1 : -2);   // -2: a plain copy made on first use
+    }
     steps_.push_back(std::move(step));
+    for (const auto& [side, o] : then_convert) add_conversion(side, slot_layout_[static_cast<size_t>(side)], o, Layout::plain);
   }
+}
+
+int LoweredProgram::add_side(const TensorType& type) {
+  const size_t bytes = std::max<size_t>(type.bytes(), 1);
+  auto* p = static_cast<std::byte*>(::operator new(bytes, kWorkspaceAlign));
+  sides_.emplace_back(p, [](std::byte* q) { ::operator delete(q, kWorkspaceAlign); });
+  ptr_.push_back(p);
+  slot_type_.push_back(type);
+  slot_layout_.push_back(Layout::plain);
+  return static_cast<int>(ptr_.size()) - 1;
+}
+
+int LoweredProgram::slot_in(int slot, Layout layout) {
+  const Layout have = slot_layout_[static_cast<size_t>(slot)];
+  if (have == layout) return slot;
+  if (auto it = converted_.find({slot, layout}); it != converted_.end()) return it->second;
+  const int side = add_side(slot_type_[static_cast<size_t>(slot)]);
+  slot_layout_[static_cast<size_t>(side)] = layout;
+  converted_[{slot, layout}] = side;
+  add_conversion(slot, have, side, layout);
+  return side;
+}
+
+CompiledFunction* LoweredProgram::converter(const TensorType& type, Layout from, Layout to) {
+  auto& fn = converters_[{type.dtype, type.shape, from, to}];
+  if (!fn) {
+    if (!conversion_compiler_) conversion_compiler_ = make_backend_compiler(kConversionBackend);
+    fn = conversion_compiler_->compile(layout_conversion(type, from, to));
+  }
+  return fn.get();
+}
+
+void LoweredProgram::add_conversion(int from_slot, Layout from, int to_slot, Layout to) {
+  const TensorType& type = slot_type_[static_cast<size_t>(from_slot)];
+  conversion_calls_.push_back(std::make_unique<KernelCall>());
+  KernelCall& call = *conversion_calls_.back();
+  call.kernel = std::string("layout.") + to_string(from) + "->" + to_string(to);
+  call.label = static_cast<size_t>(from_slot) < lowered_->buffers.size() ? lowered_->buffers[static_cast<size_t>(from_slot)].name
+               : static_cast<size_t>(to_slot) < lowered_->buffers.size()  ? lowered_->buffers[static_cast<size_t>(to_slot)].name
+                                                                          : std::string("(side)");
+  Step step;
+  step.call = &call;
+  step.compiled = converter(type, from, to);
+  step.in_slots = {from_slot};
+  step.out_slots = {to_slot};
+  step.in_types = {TensorType{type.dtype, physical_shape(type, from)}};
+  step.out_types = {TensorType{type.dtype, physical_shape(type, to)}};
+  steps_.push_back(std::move(step));
 }
 
 LoweredProgram::~LoweredProgram() {
   if (workspace_) ::operator delete(workspace_, kWorkspaceAlign);
+}
+
+void LoweredProgram::run_step(const Step& step) {
+  in_scratch_.clear();
+  out_scratch_.clear();
+  for (size_t i = 0; i < step.in_slots.size(); ++i) {
+    const int b = step.in_slots[i];
+    if (b < 0) in_scratch_.push_back(ConstTensorView::missing());
+    else in_scratch_.emplace_back(step.in_types[i], ptr_[static_cast<size_t>(b)]);
+  }
+  for (size_t i = 0; i < step.out_slots.size(); ++i)
+    out_scratch_.push_back(TensorView{step.out_types[i], ptr_[static_cast<size_t>(step.out_slots[i])]});
+  if (step.compiled) step.compiled->run(in_scratch_, out_scratch_);
+  else if (step.nested) {
+    // The nested run reuses its own scratch vectors; hand it copies of ours.
+    std::vector<ConstTensorView> in = in_scratch_;
+    std::vector<TensorView> out = out_scratch_;
+    step.nested->run(in, out);
+  } else (*step.kernel)(*step.node, in_scratch_, out_scratch_);
 }
 
 void LoweredProgram::run(std::span<const ConstTensorView> params, std::span<const TensorView> outputs,
@@ -101,23 +200,27 @@ void LoweredProgram::run(std::span<const ConstTensorView> params, std::span<cons
   for (size_t i = 0; i < params.size(); ++i) ptr_[static_cast<size_t>(param_buffers_[i])] = const_cast<void*>(params[i].data);
   for (size_t i = 0; i < outputs.size(); ++i) ptr_[static_cast<size_t>(output_buffers_[i])] = outputs[i].data;
 
-  const std::vector<Buffer>& buffers = lowered_->buffers;
-  for (const Step& step : steps_) {
-    in_scratch_.clear();
-    out_scratch_.clear();
-    for (int b : step.call->inputs) {
-      if (b < 0) in_scratch_.push_back(ConstTensorView::missing());
-      else in_scratch_.emplace_back(buffers[static_cast<size_t>(b)].type, ptr_[static_cast<size_t>(b)]);
+  const bool observing = observer && observer->on_step;
+  for (Step& step : steps_) {
+    run_step(step);
+    if (!observing) continue;
+    if (step.output_names.empty()) {   // a layout conversion: timed, nothing to compare
+      observer->on_step(*step.call, step.output_names, {});
+      continue;
     }
-    for (int b : step.call->outputs) out_scratch_.push_back(TensorView{buffers[static_cast<size_t>(b)].type, ptr_[static_cast<size_t>(b)]});
-    if (step.compiled) step.compiled->run(in_scratch_, out_scratch_);
-    else if (step.nested) {
-      // The nested run reuses its own scratch vectors; hand it copies of ours.
-      std::vector<ConstTensorView> in = in_scratch_;
-      std::vector<TensorView> out = out_scratch_;
-      step.nested->run(in, out);
-    } else (*step.kernel)(*step.node, in_scratch_, out_scratch_);
-    if (observer && *observer) (*observer)(*step.call, step.output_names, out_scratch_);
+    if (observer->reads_outputs)
+      for (size_t i = 0; i < step.out_slots.size(); ++i) {
+        if (step.observed_plain[i] == -1) continue;
+        const int from = step.out_slots[i];
+        if (step.observed_plain[i] == -2) step.observed_plain[i] = add_side(slot_type_[static_cast<size_t>(from)]);
+        const TensorType& t = slot_type_[static_cast<size_t>(from)];
+        const Layout l = slot_layout_[static_cast<size_t>(from)];
+        ConstTensorView src(TensorType{t.dtype, physical_shape(t, l)}, ptr_[static_cast<size_t>(from)]);
+        TensorView dst{t, ptr_[static_cast<size_t>(step.observed_plain[i])]};
+        converter(t, l, Layout::plain)->run(std::span(&src, 1), std::span(&dst, 1));
+        out_scratch_[i] = dst;
+      }
+    observer->on_step(*step.call, step.output_names, out_scratch_);
   }
 }
 

@@ -101,8 +101,8 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
   for (ValueId v = 0; v < static_cast<ValueId>(model.values.size()); ++v) by_name[model.value(v).name] = v;
 
   CheckReport report;
-  StepObserver observer = [&](const KernelCall& call, const std::vector<std::string>& names,
-                              std::span<const TensorView> outs) {
+  StepObserver observer;
+  observer.on_step = [&](const KernelCall& call, const std::vector<std::string>& names, std::span<const TensorView> outs) {
     for (size_t i = 0; i < names.size() && i < outs.size(); ++i) {
       auto it = by_name.find(names[i]);
       if (it == by_name.end() || !outs[i].data) continue;

@@ -12,7 +12,7 @@ namespace {
 
 // A codegen that "compiles" by describing the body; it refuses Add to show a skipped function.
 Codegen fake_codegen(const std::string& backend) {
-  return {backend, [backend](const Graph& body) {
+  return {backend, [backend](const Graph& body, const std::vector<bool>&) {
             for (const Node& n : body.nodes)
               if (n.op == "Add") throw KernelUnsupported(n.name + ": Add not supported");
             return ExternalModule{backend, std::to_string(body.num_nodes()) + " nodes", nullptr};

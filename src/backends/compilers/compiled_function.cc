@@ -26,4 +26,31 @@ void CompiledFunction::run(std::span<const ConstTensorView> inputs, std::span<co
   run_impl(inputs, outputs);
 }
 
+std::unique_ptr<CompiledFunction> BackendCompiler::compile(const Graph& fn, const BoundaryLayouts& layouts) const {
+  BoundaryLayouts full = layouts;
+  if (full.inputs.empty()) full.inputs.assign(fn.inputs.size(), Layout::plain);
+  if (full.outputs.empty()) full.outputs.assign(fn.outputs.size(), Layout::plain);
+  if (full.inputs.size() != fn.inputs.size() || full.outputs.size() != fn.outputs.size())
+    throw KernelError(name() + ": " + std::to_string(full.inputs.size()) + "/" + std::to_string(full.outputs.size()) +
+                      " boundary layouts for a function of " + std::to_string(fn.inputs.size()) + " inputs and " +
+                      std::to_string(fn.outputs.size()) + " outputs");
+  auto check = [&](const std::vector<Layout>& ls, const std::vector<ValueId>& vs) {
+    for (size_t i = 0; i < ls.size(); ++i)
+      if (ls[i] != Layout::plain && !layout_sensitive(fn.value(vs[i]).type))
+        throw KernelError(name() + ": layout " + to_string(ls[i]) + " asked for '" + fn.value(vs[i]).name + "' (" +
+                          to_string(fn.value(vs[i]).type) + "), which has one memory order");
+  };
+  check(full.inputs, fn.inputs);
+  check(full.outputs, fn.outputs);
+  std::unique_ptr<CompiledFunction> out = full.all_plain() ? compile_impl(fn) : compile_impl(fn, full);
+  out->layouts_ = std::move(full);
+  return out;
+}
+
+std::unique_ptr<CompiledFunction> BackendCompiler::compile_impl(const Graph& fn, const BoundaryLayouts& layouts) const {
+  if (!layouts.all_plain())
+    throw KernelUnsupported(name() + ": its functions take plain boundaries only (asked for another layout)");
+  return compile_impl(fn);
+}
+
 }  // namespace tessera

@@ -21,14 +21,17 @@ class OnednnCompiler final : public BackendCompiler {
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 
+  Layout native_layout() const override { return Layout::nhwc; }
+
  protected:
-  std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {
+  std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override { return compile_impl(fn, BoundaryLayouts{}); }
+  std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn, const BoundaryLayouts& layouts) const override {
     if (precision_ == onednn::Precision::bf16) {
       std::string why;
       if (!cpu_has_native_bf16(&why)) throw KernelUnsupported("onednn_bf16: " + why);
     }
     try {
-      return std::make_unique<ProgramFunction<onednn::OnednnProgram>>(fn, engine_, precision_);
+      return std::make_unique<ProgramFunction<onednn::OnednnProgram>>(fn, engine_, precision_, layouts);
     } catch (const dnnl::error& e) {
       throw KernelUnsupported(name() + ": " + e.what());
     }

@@ -12,10 +12,17 @@ memory::desc plain_md(const Dims& dims) {
   return memory::desc(dims.empty() ? Dims{1} : dims, memory::data_type::f32, dims.empty() ? Dims{1} : strides);
 }
 
-OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision)
+OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision, const BoundaryLayouts& layouts)
     : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
-      alias_of_(fn.values.size(), kNoValue),
+      layout_(fn.values.size(), Layout::plain), alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
+  for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
+  for (size_t i = 0; i < layouts.outputs.size() && i < fn.outputs.size(); ++i) {
+    Layout& l = layout_[static_cast<size_t>(fn.outputs[i])];
+    if (l != Layout::plain && layouts.outputs[i] != l)   // an input returned as an output in another order
+      throw KernelUnsupported("onednn: '" + fn.value(fn.outputs[i]).name + "' is an input and an output in two layouts");
+    l = layouts.outputs[i];
+  }
   for (const Value& v : fn.values)
     if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
       throw KernelUnsupported("onednn: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
@@ -80,6 +87,11 @@ bool OnednnProgram::is_boundary(ValueId v) const {
   return val.kind == ValueKind::Input || frame_.is_function_output(v);
 }
 
+memory::desc OnednnProgram::boundary_md(ValueId v) const {
+  if (plain_boundary(v)) return plain_md(dims_of(v));
+  return memory::desc(dims_of(v), memory::data_type::f32, memory::format_tag::nhwc);
+}
+
 Dims OnednnProgram::dims_of(ValueId v) const {
   const Shape& s = fn_.value(v).type.shape;
   return Dims(s.begin(), s.end());
@@ -100,7 +112,7 @@ memory OnednnProgram::value_mem(ValueId v) {
     if (val.type.dtype != DType::f32) throw KernelUnsupported("onednn: constant '" + val.name + "' is not f32");
     slot = memory(plain_md(dims_of(v)), engine_, const_cast<void*>(frame_.cview(v).data));
   } else {
-    slot = memory(plain_md(dims_of(v)), engine_, DNNL_MEMORY_NONE);
+    slot = memory(boundary_md(v), engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(*slot, v);
   }
   return *slot;
@@ -124,7 +136,7 @@ memory OnednnProgram::view_mem(ValueId v, const memory::desc& md) {
     throw KernelError("onednn: view of '" + fn_.value(v).name + "' with another size");
   const Value& val = fn_.value(v);
   if (val.is_constant()) return memory(md, engine_, const_cast<void*>(frame_.cview(v).data));
-  if (is_boundary(v)) {
+  if (is_boundary(v) && plain_boundary(v)) {
     memory view(md, engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(view, v);
     return view;
@@ -136,7 +148,7 @@ memory OnednnProgram::weights_mem(ValueId v, const memory::desc& user_md, const 
   if (user_md == md) return view_mem(v, md);
   memory to = new_mem(md);
   const Value& val = fn_.value(v);
-  if (val.kind == ValueKind::Intermediate) {
+  if (val.kind == ValueKind::Intermediate || !plain_boundary(v)) {
     add_reorder(view_mem(v, user_md), to);
     return to;
   }
@@ -166,15 +178,22 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
   if (frame_.is_function_output(v)) {
     memory user = value_mem(v);
     if (md == user.get_desc()) return user;
-    if (plain_layout && md.get_size() == user.get_desc().get_size()) {
+    if (plain_boundary(v) && plain_layout && md.get_size() == user.get_desc().get_size()) {
       m = memory(md, engine_, DNNL_MEMORY_NONE);
       bindings_.emplace_back(m, v);
       return m;
     }
     m = new_mem(md);
-    memory user_view(plain_md(md.dims()), engine_, DNNL_MEMORY_NONE);
+    memory from = m;
+    if (!plain_boundary(v) && md.dims() != dims_of(v)) {
+      // Written through other dims (a view): first plain with those dims, then seen as v's own.
+      memory plain = plain_layout ? m : new_mem(plain_md(md.dims()));
+      if (!plain_layout) final_reorders_.push_back({dnnl::reorder(m, plain), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, plain}}});
+      from = memory(plain_md(dims_of(v)), engine_, plain.get_data_handle());
+    }
+    memory user_view(plain_boundary(v) ? plain_md(md.dims()) : boundary_md(v), engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(user_view, v);
-    final_reorders_.push_back({dnnl::reorder(m, user_view), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, user_view}}});
+    final_reorders_.push_back({dnnl::reorder(from, user_view), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, user_view}}});
     mem_[static_cast<size_t>(v)] = m;
     return m;
   }

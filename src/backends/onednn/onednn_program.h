@@ -13,6 +13,7 @@
 
 #include "backends/compilers/function_frame.h"
 #include "backends/onednn/onednn_patterns.h"
+#include "tessera/boundary_layout.h"
 #include "tessera/graph.h"
 
 namespace tessera::onednn {
@@ -53,7 +54,9 @@ enum class Precision { f32, bf16 };
 
 class OnednnProgram {
  public:
-  OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision = Precision::f32);
+  // `layouts` (empty: all plain): the memory order of each input and output at the boundary; an
+  // nhwc one is bound as a oneDNN nhwc memory, so a conv that picks nhwc reads or writes it as is.
+  OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision = Precision::f32, const BoundaryLayouts& layouts = {});
 
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
@@ -63,6 +66,9 @@ class OnednnProgram {
   void build();
   [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
   bool is_boundary(ValueId v) const;
+  // The memory desc a boundary value is stored in outside: plain, or nhwc (layout_).
+  memory::desc boundary_md(ValueId v) const;
+  bool plain_boundary(ValueId v) const { return layout_[static_cast<size_t>(v)] == Layout::plain; }
   // The memory currently holding v (creating the plain boundary/constant memory on first use).
   memory value_mem(ValueId v);
   // v in plain row-major layout with its own dims (a reorder step, once, when it is blocked).
@@ -135,6 +141,7 @@ class OnednnProgram {
   FunctionFrame frame_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
   std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node

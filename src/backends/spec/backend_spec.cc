@@ -19,7 +19,8 @@ using nlohmann::json;
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f{"format", "version", "name", "device", "description", "ops",
-                                       "patterns", "fusion", "max_depth", "max_exits", "allow_taps"};
+                                       "patterns", "fusion", "max_depth", "max_exits", "allow_taps",
+                                       "boundary_layout"};
   return f;
 }
 
@@ -89,6 +90,8 @@ class SpecReader {
       fail("name", "expected a non-empty name of letters, digits, '_' or '-', found \"" + spec.name + "\"");
     if (j.contains("device")) spec.device = string_field(j, "device", "device");
     if (spec.device.empty()) fail("device", "must not be empty");
+    if (j.contains("boundary_layout") && !parse_layout(string_field(j, "boundary_layout", "boundary_layout"), spec.boundary_layout))
+      fail("boundary_layout", "expected \"plain\" or \"nhwc\"");
     if (j.contains("description")) string_field(j, "description", "description");
 
     read_ops(j, spec);

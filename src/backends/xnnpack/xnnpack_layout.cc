@@ -64,4 +64,10 @@ void to_view(const float* src, float* dst, const Shape& s, View view) {
                           static_cast<size_t>(v[3])});
 }
 
+void from_nhwc(const float* src, float* dst, const Shape& s, View view) {
+  const std::array<size_t, 4> d{static_cast<size_t>(s[0]), static_cast<size_t>(s[1]), static_cast<size_t>(s[2]), static_cast<size_t>(s[3])};
+  if (view == View::Plain) nhwc_to_nchw(src, dst, d);
+  else std::memcpy(dst, src, d[0] * d[1] * d[2] * d[3] * sizeof(float));
+}
+
 }  // namespace tessera::xnnpack

@@ -39,6 +39,9 @@ void nchw_to_nhwc(const float* src, float* dst, const std::array<size_t, 4>& nch
 void nhwc_to_nchw(const float* src, float* dst, const std::array<size_t, 4>& nchw);
 // src (plain, shape `s`) into dst in `view`: a permutation or a copy.
 void to_view(const float* src, float* dst, const Shape& s, View view);
+// src (an nhwc boundary value of logical rank-4 shape `s`) into dst in `view`: a copy for the
+// NHWC views, a permutation for View::Plain.
+void from_nhwc(const float* src, float* dst, const Shape& s, View view);
 // The pads/axes of a logical rank-4 NCHW tensor in NHWC order: {a0, a2, a3, a1}.
 template <typename T>
 std::array<T, 4> nhwc_order(const std::array<T, 4>& nchw) {

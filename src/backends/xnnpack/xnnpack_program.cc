@@ -8,8 +8,15 @@
 
 namespace tessera::xnnpack {
 
-XnnpackProgram::XnnpackProgram(const Graph& fn)
-    : fn_(fn), frame_(fn), consumers_(fn.consumers()), absorbed_(fn.nodes.size(), 0) {
+XnnpackProgram::XnnpackProgram(const Graph& fn, const BoundaryLayouts& layouts)
+    : fn_(fn), frame_(fn), layout_(fn.values.size(), Layout::plain), consumers_(fn.consumers()), absorbed_(fn.nodes.size(), 0) {
+  for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
+  for (size_t i = 0; i < layouts.outputs.size() && i < fn.outputs.size(); ++i) {
+    Layout& l = layout_[static_cast<size_t>(fn.outputs[i])];
+    if (l != Layout::plain && layouts.outputs[i] != l)
+      throw KernelUnsupported("xnnpack: '" + fn.value(fn.outputs[i]).name + "' is an input and an output in two layouts");
+    l = layouts.outputs[i];
+  }
   for (const Value& v : fn.values)
     if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
       throw KernelUnsupported("xnnpack: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
@@ -109,7 +116,8 @@ size_t XnnpackProgram::write(const Node& writer, ValueId v, View view) {
   if (frame_.is_function_output(v)) {
     def.external_id = externals_++;
     def.flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
-    const bool in_place = plain_order(val.type.shape, view);
+    const bool in_place = layout_[static_cast<size_t>(v)] == Layout::nhwc ? view == View::Native
+                                                                           : plain_order(val.type.shape, view);
     outputs_.push_back({v, def.external_id, in_place,
                         std::vector<float>(in_place ? 0 : static_cast<size_t>(val.type.numel()))});
   }

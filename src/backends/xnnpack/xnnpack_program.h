@@ -23,6 +23,7 @@
 
 #include "backends/compilers/function_frame.h"
 #include "backends/xnnpack/xnnpack_layout.h"
+#include "tessera/boundary_layout.h"
 #include "tessera/graph.h"
 
 namespace tessera::xnnpack {
@@ -55,8 +56,9 @@ struct InputSlot {
   std::vector<float> buffer;
 };
 
-// A function output: written in place when its NHWC order is the plain order, else permuted out
-// of the program's own buffer after each run.
+// A function output: written in place when the subgraph's order is the boundary's order (plain
+// order, or an nhwc boundary written NHWC), else permuted out of the program's own buffer after
+// each run (NHWC -> plain, or plain -> an nhwc boundary for a Reshape-like op's NCHW result).
 struct OutputSlot {
   ValueId value;
   uint32_t external_id;
@@ -74,7 +76,9 @@ class XnnpackProgram {
  public:
   // Builds the definitions and validates them by making a runtime (zero weights); throws
   // KernelUnsupported naming the node and the reason.
-  explicit XnnpackProgram(const Graph& fn);
+  // `layouts` (empty: all plain): the boundary order of each input and output; an nhwc input is
+  // XNNPACK's own order (copied, not permuted), an nhwc output is written as XNNPACK makes it.
+  explicit XnnpackProgram(const Graph& fn, const BoundaryLayouts& layouts = {});
   ~XnnpackProgram();
 
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
@@ -143,6 +147,7 @@ class XnnpackProgram {
 
   const Graph& fn_;
   FunctionFrame frame_;
+  std::vector<Layout> layout_;   // by ValueId: boundary layout (plain for everything else)
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<char> absorbed_;                          // by node: fused into an earlier node
   std::vector<TensorDef> defs_;

@@ -79,7 +79,8 @@ void XnnpackProgram::run(std::span<const ConstTensorView> inputs, std::span<cons
 
   std::vector<std::pair<uint32_t, void*>> external;
   for (InputSlot& in : inputs_) {
-    to_view(frame_.cf32(in.value), in.buffer.data(), shape(in.value), in.view);
+    if (layout_[static_cast<size_t>(in.value)] == Layout::nhwc) from_nhwc(frame_.cf32(in.value), in.buffer.data(), shape(in.value), in.view);
+    else to_view(frame_.cf32(in.value), in.buffer.data(), shape(in.value), in.view);
     external.emplace_back(in.external_id, in.buffer.data());
   }
   for (OutputSlot& out : outputs_)
@@ -95,8 +96,9 @@ void XnnpackProgram::run(std::span<const ConstTensorView> inputs, std::span<cons
   for (OutputSlot& out : outputs_) {
     if (out.in_place) continue;
     const Shape& s = fn_.value(out.value).type.shape;
-    nhwc_to_nchw(out.buffer.data(), frame_.f32(out.value),
-                 {static_cast<size_t>(s[0]), static_cast<size_t>(s[1]), static_cast<size_t>(s[2]), static_cast<size_t>(s[3])});
+    const std::array<size_t, 4> d{static_cast<size_t>(s[0]), static_cast<size_t>(s[1]), static_cast<size_t>(s[2]), static_cast<size_t>(s[3])};
+    if (layout_[static_cast<size_t>(out.value)] == Layout::nhwc) nchw_to_nhwc(out.buffer.data(), frame_.f32(out.value), d);
+    else nhwc_to_nchw(out.buffer.data(), frame_.f32(out.value), d);
   }
 }
 

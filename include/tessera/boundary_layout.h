@@ -1,0 +1,68 @@
+// Boundary layouts: the memory order in which an activation travels between two functions.
+//
+// A 4-D activation [N, C, H, W] can be stored plain (NCHW, row-major: the ONNX order, what graph
+// inputs and outputs always are) or NHWC (channels last). oneDNN's fastest convolutions here
+// (brgconv, brdgmm depthwise) and everything XNNPACK runs compute in NHWC; ref, eigen, blas and
+// halide read plain memory. Before: every value crossed between functions plain, so a oneDNN or
+// XNNPACK function reordered its inputs in and its outputs out on every call, even when its
+// neighbour wanted NHWC too (0.59 ms for mobilenet_v2's 1x96x112x112, 5.8x the depthwise conv).
+// Now each backend has a *native* boundary layout (BackendSpec::boundary_layout,
+// BackendCompiler::native_layout) and its functions read and write their activations in it:
+//
+//   onednn fn ──NHWC──▶ xnnpack fn ──NHWC──▶ onednn fn     no conversion anywhere
+//   onednn fn ──NHWC──▶ [nhwc->plain] ──▶ ref fn          one conversion, run by the executor
+//
+// The conversion is itself a function (layout_conversion(): a Transpose that oneDNN compiles to
+// a reorder): the executor runs it between the two functions, and the search prices it as the
+// boundary cost of that crossing (CONTRACTS.md "Crossings"), measured or estimated like any
+// candidate and kept in the cost database. So a candidate's cost is context-free (measured with
+// its backend's native layouts), and what a plan pays for crossing layouts is in its total.
+//
+// Which values: only *layout-sensitive* ones (f32, rank 4, C > 1 and H*W > 1); for any other
+// value both orders are the same bytes, and it is always plain. Weights stay plain (they are
+// constants the backend packs once). Graph inputs and outputs are plain; the executor converts
+// them, and, as the contract says, they are not charged.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.h"
+#include "tessera/tensor_type.h"
+
+namespace tessera {
+
+enum class Layout : uint8_t { plain, nhwc };
+
+const char* to_string(Layout layout);
+// "plain" or "nhwc"; anything else is nullopt-like: returns false.
+bool parse_layout(const std::string& text, Layout& out);
+
+// f32, rank 4, C > 1 and H*W > 1: the two layouts differ in memory.
+bool layout_sensitive(const TensorType& type);
+// The shape of the bytes of a value of logical `type` stored in `layout` ([N,H,W,C] for nhwc).
+Shape physical_shape(const TensorType& type, Layout layout);
+
+// One layout per function input and output, in fn.inputs / fn.outputs order. Empty vectors mean
+// all plain (what every compiler accepts).
+struct BoundaryLayouts {
+  std::vector<Layout> inputs, outputs;
+  bool all_plain() const;
+  bool operator==(const BoundaryLayouts&) const = default;
+};
+
+// The layouts a backend with native layout `native` uses for `fn`: `native` on every
+// layout-sensitive output and on every layout-sensitive input that is an activation
+// (`activation[i]`, all inputs when empty), plain elsewhere.
+BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation = {});
+
+// The backend whose compiler runs conversions in the executor (a oneDNN reorder), and whose
+// price the search adds to a crossing between layouts (search/layout_conversions.h).
+inline constexpr const char* kConversionBackend = "onednn";
+
+// The function that converts a value of logical `type` from `from` to `to` (from != to, type
+// layout-sensitive): one Transpose of the stored bytes, [N,C,H,W] -> [N,H,W,C] or back.
+Graph layout_conversion(const TensorType& type, Layout from, Layout to);
+
+}  // namespace tessera

@@ -1,0 +1,64 @@
+// Boundary layouts (see boundary_layout.h).
+#include "tessera/boundary_layout.h"
+
+#include "tessera/error.h"
+
+namespace tessera {
+
+const char* to_string(Layout layout) { return layout == Layout::nhwc ? "nhwc" : "plain"; }
+
+bool parse_layout(const std::string& text, Layout& out) {
+  if (text == "plain") out = Layout::plain;
+  else if (text == "nhwc") out = Layout::nhwc;
+  else return false;
+  return true;
+}
+
+bool layout_sensitive(const TensorType& type) {
+  const Shape& s = type.shape;
+  return type.dtype == DType::f32 && s.size() == 4 && s[1] > 1 && s[2] * s[3] > 1;
+}
+
+Shape physical_shape(const TensorType& type, Layout layout) {
+  const Shape& s = type.shape;
+  if (layout == Layout::plain || s.size() != 4) return s;
+  return {s[0], s[2], s[3], s[1]};
+}
+
+bool BoundaryLayouts::all_plain() const {
+  for (Layout l : inputs)
+    if (l != Layout::plain) return false;
+  for (Layout l : outputs)
+    if (l != Layout::plain) return false;
+  return true;
+}
+
+BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation) {
+  BoundaryLayouts out;
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    const bool act = activation.empty() || (i < activation.size() && activation[i]);
+    out.inputs.push_back(act && layout_sensitive(fn.value(fn.inputs[i]).type) ? native : Layout::plain);
+  }
+  for (ValueId v : fn.outputs) out.outputs.push_back(layout_sensitive(fn.value(v).type) ? native : Layout::plain);
+  return out;
+}
+
+Graph layout_conversion(const TensorType& type, Layout from, Layout to) {
+  TESSERA_CHECK(from != to && layout_sensitive(type), "layout_conversion of " + to_string(type));
+  Graph g;
+  g.name = std::string("layout_") + to_string(from) + "_to_" + to_string(to);
+  ValueId x = g.add_value(Value{"x", TensorType{type.dtype, physical_shape(type, from)}, ValueKind::Input});
+  g.inputs.push_back(x);
+  ValueId y = g.add_value(Value{"y", TensorType{type.dtype, physical_shape(type, to)}});
+  Node t;
+  t.name = "convert";
+  t.op = "Transpose";
+  t.attrs["perm"] = to == Layout::nhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2};
+  t.inputs = {x};
+  t.outputs = {y};
+  g.add_node(std::move(t));
+  g.outputs.push_back(y);
+  return g;
+}
+
+}  // namespace tessera
