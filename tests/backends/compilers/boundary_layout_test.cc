@@ -1,0 +1,182 @@
+// Boundary layouts (boundary_layout.h): a function compiled with NHWC activations at its boundary
+// computes what the plain one computes, on onednn and xnnpack, through every path that touches a
+// boundary value (a conv that reads and writes it as is, a view of it, a MatMul that wants it
+// plain, an output written through a Reshape); conversions round-trip; backends that only take
+// plain boundaries refuse, and so does a layout on a value with one memory order.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "backends/compilers/function_builder.h"
+#include "tessera/boundary_layout.h"
+
+using namespace tessera;
+using tessera::testing::FunctionBuilder;
+using I = std::vector<int64_t>;
+
+namespace {
+
+// Plain [N,C,H,W] data -> the bytes of `layout`, and back.
+HostTensor to_layout(const HostTensor& plain, Layout layout) {
+  if (layout == Layout::plain) return plain;
+  const Shape& s = plain.type.shape;
+  HostTensor out(plain.type);
+  auto src = plain.as<float>();
+  auto dst = out.as<float>();
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t hw = 0; hw < s[2] * s[3]; ++hw)
+        dst[size_t((n * s[2] * s[3] + hw) * s[1] + c)] = src[size_t((n * s[1] + c) * s[2] * s[3] + hw)];
+  return out;
+}
+
+HostTensor from_layout(const HostTensor& stored, Layout layout) {
+  if (layout == Layout::plain) return stored;
+  const Shape& s = stored.type.shape;
+  HostTensor out(stored.type);
+  auto src = stored.as<float>();
+  auto dst = out.as<float>();
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t hw = 0; hw < s[2] * s[3]; ++hw)
+        dst[size_t((n * s[1] + c) * s[2] * s[3] + hw)] = src[size_t((n * s[2] * s[3] + hw) * s[1] + c)];
+  return out;
+}
+
+// Runs fn on `backend` with plain boundaries and with its native ones (`activation` as codegen
+// would pass it) on the same logical inputs; the outputs must agree. Returns the layouts used.
+BoundaryLayouts check_native_equals_plain(const std::string& backend, const Graph& fn, const std::vector<bool>& activation = {}) {
+  auto compiler = make_backend_compiler(backend);
+  const BoundaryLayouts layouts = native_boundary_layouts(fn, compiler->native_layout(), activation);
+  auto plain = compiler->compile(fn);
+  auto native = compiler->compile(fn, layouts);
+  CHECK(native->layouts() == layouts);
+  std::vector<HostTensor> ins, stored_ins, want, got;
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    ins.push_back(HostTensor::random(fn.value(fn.inputs[i]).type, 7 + i));
+    stored_ins.push_back(to_layout(ins.back(), layouts.inputs[i]));
+  }
+  for (ValueId v : fn.outputs) {
+    want.emplace_back(fn.value(v).type);
+    got.emplace_back(fn.value(v).type);
+  }
+  auto run = [](CompiledFunction& f, std::vector<HostTensor>& in, std::vector<HostTensor>& out) {
+    std::vector<ConstTensorView> iv;
+    std::vector<TensorView> ov;
+    for (const HostTensor& t : in) iv.push_back(t.view());
+    for (HostTensor& t : out) ov.push_back(t.view());
+    f.run(iv, ov);
+  };
+  run(*plain, ins, want);
+  run(*native, stored_ins, got);
+  run(*native, stored_ins, got);   // twice: nothing stale
+  for (size_t o = 0; o < want.size(); ++o) {
+    HostTensor g = from_layout(got[o], layouts.outputs[o]);
+    auto w = want[o].as<float>();
+    auto x = g.as<float>();
+    double worst = 0;
+    for (size_t i = 0; i < w.size(); ++i) worst = std::max(worst, std::fabs(double(x[i]) - double(w[i])) / (1.0 + std::fabs(double(w[i]))));
+    INFO(backend << " output " << o << " (" << to_string(layouts.outputs[o]) << ")");
+    CHECK(worst <= 1e-5);
+  }
+  return layouts;
+}
+
+// x -> Conv(W) -> Relu -> y, with W an input as in a module's function (a weight: plain).
+Graph conv_relu() {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 8, 10, 10}), w = b.input("w", {16, 8, 3, 3});
+  b.output(b.node("Relu", {b.node("Conv", {x, w}, {1, 16, 10, 10}, {{"pads", I{1, 1, 1, 1}}})}, {1, 16, 10, 10}));
+  return b.g;
+}
+
+// Two activations added, one of them also viewed as a matrix and multiplied: a view of an nhwc
+// input (plain first), a binary op in whatever layout it arrives, a rank-3 output (plain).
+Graph add_and_matmul() {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 8, 4, 4}), y = b.input("y", {1, 8, 4, 4});
+  const ValueId w = b.weight("w", {16, 5});
+  b.output(b.node("Add", {x, y}, {1, 8, 4, 4}));
+  const ValueId shape = b.constant<int64_t>("shape", DType::i64, {3}, {1, 8, 16});
+  b.output(b.node("MatMul", {b.node("Reshape", {x, shape}, {1, 8, 16}), w}, {1, 8, 5}));
+  return b.g;
+}
+
+// A conv whose result leaves through a Reshape to another 4-D shape: the output is written
+// through other dims.
+Graph conv_then_reshape() {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 4, 6, 6});
+  const ValueId w = b.weight("w", {8, 4, 1, 1});
+  const ValueId c = b.node("Conv", {x, w}, {1, 8, 6, 6});
+  const ValueId shape = b.constant<int64_t>("shape", DType::i64, {4}, {1, 4, 12, 6});
+  b.output(b.node("Reshape", {c, shape}, {1, 4, 12, 6}));
+  return b.g;
+}
+
+}  // namespace
+
+TEST_CASE("boundary layouts: which values have two memory orders", "[layout]") {
+  CHECK(layout_sensitive({DType::f32, {1, 8, 4, 4}}));
+  CHECK_FALSE(layout_sensitive({DType::f32, {1, 8, 1, 1}}));   // after global pooling: same bytes
+  CHECK_FALSE(layout_sensitive({DType::f32, {1, 1, 4, 4}}));
+  CHECK_FALSE(layout_sensitive({DType::f32, {8, 16}}));
+  CHECK_FALSE(layout_sensitive({DType::i64, {1, 8, 4, 4}}));
+  CHECK(physical_shape({DType::f32, {1, 8, 4, 5}}, Layout::nhwc) == Shape{1, 4, 5, 8});
+  const Graph fn = conv_relu();
+  BoundaryLayouts l = native_boundary_layouts(fn, Layout::nhwc, {true, false});
+  CHECK(l.inputs == std::vector<Layout>{Layout::nhwc, Layout::plain});
+  CHECK(l.outputs == std::vector<Layout>{Layout::nhwc});
+  CHECK(native_boundary_layouts(fn, Layout::plain).all_plain());
+}
+
+TEST_CASE("boundary layouts: onednn with NHWC activations computes what plain does", "[layout][onednn]") {
+  CHECK(make_backend_compiler("onednn")->native_layout() == Layout::nhwc);
+  CHECK(check_native_equals_plain("onednn", conv_relu(), {true, false}).inputs[0] == Layout::nhwc);
+  BoundaryLayouts l = check_native_equals_plain("onednn", add_and_matmul());
+  CHECK(l.inputs == std::vector<Layout>{Layout::nhwc, Layout::nhwc});
+  CHECK(l.outputs == std::vector<Layout>{Layout::nhwc, Layout::plain});
+  check_native_equals_plain("onednn", conv_then_reshape());
+}
+
+TEST_CASE("boundary layouts: xnnpack with NHWC activations computes what plain does", "[layout][xnnpack]") {
+  CHECK(make_backend_compiler("xnnpack")->native_layout() == Layout::nhwc);
+  check_native_equals_plain("xnnpack", conv_relu(), {true, false});
+  // A Reshape of an nhwc input to a matrix (XNNPACK reads it as stored in NCHW: a permutation).
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 8, 3, 3});
+  const ValueId shape = b.constant<int64_t>("shape", DType::i64, {2}, {1, 72});
+  b.output(b.node("Gemm", {b.node("Reshape", {x, shape}, {1, 72}), b.weight("w", {72, 4})}, {1, 4}));
+  CHECK(check_native_equals_plain("xnnpack", b.g).inputs[0] == Layout::nhwc);
+}
+
+TEST_CASE("boundary layouts: a conversion is a oneDNN reorder that round-trips", "[layout]") {
+  const TensorType t{DType::f32, {2, 3, 4, 5}};
+  auto compiler = make_backend_compiler(kConversionBackend);
+  auto to_nhwc = compiler->compile(layout_conversion(t, Layout::plain, Layout::nhwc));
+  auto back = compiler->compile(layout_conversion(t, Layout::nhwc, Layout::plain));
+  HostTensor x = HostTensor::random(t, 3);
+  HostTensor mid({t.dtype, physical_shape(t, Layout::nhwc)}), y(t);
+  std::vector<ConstTensorView> in{x.view()};
+  std::vector<TensorView> out{mid.view()};
+  to_nhwc->run(in, out);
+  CHECK(mid.bytes == to_layout(x, Layout::nhwc).bytes);   // same bytes as the test's own permutation
+  std::vector<ConstTensorView> in2{mid.view()};
+  std::vector<TensorView> out2{y.view()};
+  back->run(in2, out2);
+  CHECK(y.bytes == x.bytes);
+}
+
+TEST_CASE("boundary layouts: refused where they cannot hold", "[layout]") {
+  const Graph fn = conv_relu();
+  BoundaryLayouts l = native_boundary_layouts(fn, Layout::nhwc, {true, false});
+  for (const char* plain_only : {"ref", "eigen", "blas", "halide"})
+    CHECK_THROWS_AS(make_backend_compiler(plain_only)->compile(fn, l), KernelUnsupported);
+  l.inputs[1] = Layout::nhwc;   // the weight [16,8,3,3] is rank 4 and sensitive: allowed, but
+  l.inputs.pop_back();          // a vector of the wrong size is not
+  CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(fn, l), KernelError);
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 8, 1, 1});
+  b.output(b.node("Relu", {x}, {1, 8, 1, 1}));
+  CHECK_THROWS_AS(make_backend_compiler("onednn")->compile(b.g, BoundaryLayouts{{Layout::nhwc}, {Layout::plain}}), KernelError);
+}
