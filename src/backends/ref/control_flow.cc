@@ -1,4 +1,4 @@
-// Control flow on ref: `If` as an opaque node whose chosen branch the interpreter runs.
+// Control flow on ref: `If` and `Loop` as opaque nodes whose sub-graphs the interpreter runs.
 //
 //   y = If(c, x1..xk) {then_branch, else_branch}
 //   ==> body = c ? then_branch : else_branch; bind body.inputs[i] = x(i+1); y = interpret(body)
@@ -10,8 +10,17 @@
 // checks that), so outputs are copied as they are. Cost: one copy of each captured input and
 // output per run; silero VAD's If moves a few kilobytes.
 //
-// Only ref runs If: no other backend lists it, and the partitioner keeps nodes with sub-graphs on
-// ref alone (PartitionRule::run drops other backends' candidates holding one). Loop is not supported.
+//   v_final, scans = Loop(M, cond, v_initial..., captures...) {body}
+//   ==> v = v_initial; for (i = 0; i < M && cond; ++i) { cond, v, s = interpret(body, i, cond, v, captures);
+//                                                      scans[i] = s }
+//
+// The importer typed a Loop's scan outputs [M, ...] with M constant (control_flow.h), so a loop
+// that stops early (cond_out false before M iterations) while it has scan outputs is a user error
+// naming the node; carried values keep one type, so each iteration's values are copied back as
+// the next iteration's inputs. A Loop with no M runs until cond_out is false, as in ONNX.
+//
+// Only ref runs If and Loop: no other backend lists them, and the partitioner keeps nodes with
+// sub-graphs on ref alone (PartitionRule::run drops other backends' candidates holding one).
 #include <cstring>
 #include <map>
 
@@ -59,8 +68,69 @@ void if_kernel(const Node& n, Inputs in, Outputs out) {
   }
 }
 
+// A copy of a kernel input as a HostTensor (a sub-graph binding).
+HostTensor copy_of(const ConstTensorView& v) {
+  HostTensor t(v.type);
+  std::memcpy(t.bytes.data(), v.data, t.bytes.size());
+  return t;
+}
+
+void loop_kernel(const Node& n, Inputs in, Outputs out) {
+  const Graph* body = attr_graph(n.attrs, "body");
+  if (!body) bad_node(n, "Loop has no body graph");
+  const int64_t captures = attr_int(n.attrs, "captured_inputs", 0);
+  if (in.size() < 2 + static_cast<size_t>(captures) || body->inputs.size() != in.size())
+    bad_node(n, "the body has " + std::to_string(body->inputs.size()) + " inputs, the node " + std::to_string(in.size()));
+  const size_t carried = in.size() - 2 - static_cast<size_t>(captures);
+  if (body->outputs.size() < 1 + carried || out.size() > body->outputs.size() - 1)
+    bad_node(n, "the body's outputs do not match the node's");
+  const size_t scans = body->outputs.size() - 1 - carried;
+  const bool bounded = has_input(in, 0);
+  const int64_t trips = bounded ? static_cast<int64_t>(read_scalar(n, in[0])) : 0;
+  bool cond = !has_input(in, 1) || read_scalar(n, in[1]) != 0.0;
+
+  std::map<ValueId, HostTensor> bindings;
+  for (size_t j = 2; j < in.size(); ++j) bindings[body->inputs[j]] = copy_of(in[j]);
+  HostTensor iter(body->value(body->inputs[0]).type), cond_in(body->value(body->inputs[1]).type);
+  int64_t i = 0;
+  for (; (!bounded || i < trips) && cond; ++i) {
+    std::memcpy(iter.bytes.data(), &i, sizeof i);
+    cond_in.bytes[0] = std::byte{1};
+    bindings[body->inputs[0]] = iter;
+    bindings[body->inputs[1]] = cond_in;
+    std::vector<HostTensor> values = interpret(*body, kernels(), bindings);
+    auto result = [&](size_t k) -> const HostTensor& { return values[static_cast<size_t>(body->outputs[k])]; };
+    cond = result(0).bytes[0] != std::byte{0};
+    for (size_t j = 0; j < carried; ++j) bindings[body->inputs[2 + j]] = result(1 + j);
+    for (size_t k = 0; k < scans; ++k) {
+      if (!has_output(out, carried + k)) continue;
+      const TensorView& o = out[carried + k];
+      const HostTensor& s = result(1 + carried + k);
+      if (o.type.rank() == 0 || i >= o.type.shape[0] || s.bytes.size() * static_cast<size_t>(o.type.shape[0]) != o.type.bytes())
+        bad_node(n, "scan output " + std::to_string(k) + " is " + to_string(o.type) + ", the body gives " + to_string(s.type) +
+                        " at iteration " + std::to_string(i));
+      std::memcpy(static_cast<std::byte*>(o.data) + static_cast<size_t>(i) * s.bytes.size(), s.bytes.data(), s.bytes.size());
+    }
+  }
+  for (size_t k = 0; k < scans; ++k)
+    if (has_output(out, carried + k) && i != out[carried + k].type.shape[0])
+      throw UserError("node '" + n.name + "' (Loop): stopped after " + std::to_string(i) + " of " +
+                      std::to_string(out[carried + k].type.shape[0]) +
+                      " iterations (its condition turned false), but its scan outputs were typed at import for all of "
+                      "them; tessera needs a static shape");
+  for (size_t j = 0; j < carried; ++j) {
+    if (!has_output(out, j)) continue;
+    const HostTensor& v = bindings[body->inputs[2 + j]];
+    if (v.type != out[j].type) bad_node(n, "output " + std::to_string(j) + " is " + to_string(v.type) + ", expected " + to_string(out[j].type));
+    std::memcpy(out[j].data, v.bytes.data(), v.bytes.size());
+  }
+}
+
 }  // namespace
 
-void register_control_flow(KernelRegistry& r) { r.add("If", if_kernel); }
+void register_control_flow(KernelRegistry& r) {
+  r.add("If", if_kernel);
+  r.add("Loop", loop_kernel);
+}
 
 }  // namespace tessera::ref

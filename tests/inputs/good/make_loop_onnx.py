@@ -1,0 +1,144 @@
+"""Regenerates the ONNX models with Loop in this folder (run with /usr/bin/python3), and holds the
+numpy reference of each (onnx 1.12 has no onnx.reference), which tests/python/test_loop.py checks
+tessera against. Each model has ordinary nodes before and after the Loop, so that the rest of the
+graph partitions around it.
+
+- loop_scan.onnx: a counted loop (M = 4, no condition) with one loop-carried value and one scan
+  output; the body reads an initializer and an intermediate of the enclosing graph.
+- loop_while.onnx: a while loop (no M) that doubles a vector until its sum passes a limit, a graph
+  input the body reads from the enclosing graph.
+- loop_if_body.onnx: M = 5 and a condition; the body holds an If on the iteration number's parity
+  and stops after the third iteration (cond_out = i < 2); only a loop-carried output.
+- loop_stops_early.onnx: as loop_scan but with cond_out = i < 1 and a scan output: tessera types
+  the scan output for M = 4 iterations, so running it is a usage error naming the node.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+here = os.path.dirname(os.path.abspath(__file__))
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+W = np.array([0.5, -1.0, 2.0], np.float32)
+W2 = np.arange(12, dtype=np.float32).reshape(3, 4) / 10.0
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def save(model, name):
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(here, name))
+
+
+def scan_model(stop_after=None):
+    """y, scans = f(x): a = Relu(x); b = Sigmoid(x); s_{k+1} = 0.5 s_k + i w; scan_k = s_{k+1} + b."""
+    body_nodes = [
+        helper.make_node("Mul", ["s", "half"], ["s_half"]),
+        helper.make_node("Cast", ["i"], ["i_f"], to=F),
+        helper.make_node("Mul", ["i_f", "w"], ["iw"]),
+        helper.make_node("Add", ["s_half", "iw"], ["s_next"]),
+        helper.make_node("Add", ["s_next", "b"], ["scan"]),
+    ]
+    if stop_after is None:
+        body_nodes.append(helper.make_node("Identity", ["cond_in"], ["cond_out"]))
+    else:
+        body_nodes.append(helper.make_node("Less", ["i", "stop"], ["cond_out"]))
+    body = helper.make_graph(body_nodes, "scan_body",
+                             [vi("i", I64, []), vi("cond_in", B, []), vi("s", F, [2, 3])],
+                             [vi("cond_out", B, []), vi("s_next", F, [2, 3]), vi("scan", F, [2, 3])],
+                             [const("half", np.float32(0.5))] +
+                             ([const("stop", np.int64(stop_after))] if stop_after is not None else []))
+    cond = ["cond0"] if stop_after is not None else [""]
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="relu"),
+        helper.make_node("Sigmoid", ["x"], ["b"], name="sigmoid"),
+        helper.make_node("Loop", ["trips"] + cond + ["a"], ["s_final", "scans"], name="loop", body=body),
+        helper.make_node("MatMul", ["s_final", "w2"], ["y"], name="matmul"),
+    ]
+    inits = [const("trips", np.int64(4)), const("w", W), const("w2", W2)]
+    if stop_after is not None:
+        inits.append(const("cond0", np.bool_(True)))
+    g = helper.make_graph(nodes, "loop_scan", [vi("x", F, [2, 3])], [vi("y", F, [2, 4]), vi("scans", F, [4, 2, 3])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def scan_reference(x):
+    a, b = np.maximum(x, 0), 1 / (1 + np.exp(-x))
+    s, scans = a, []
+    for i in range(4):
+        s = (s * np.float32(0.5) + np.float32(i) * W).astype(np.float32)
+        scans.append(s + b)
+    return {"y": s @ W2, "scans": np.stack(scans)}
+
+
+def while_model():
+    """v = Abs(x) + 1; while sum(v) <= limit: v = 2 v; y = Neg(v)."""
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["v", "two"], ["v2"]),
+         helper.make_node("ReduceSum", ["v2"], ["total"], keepdims=0),
+         helper.make_node("LessOrEqual", ["total", "limit"], ["cond_out"])],
+        "while_body", [vi("i", I64, []), vi("cond_in", B, []), vi("v", F, [4])],
+        [vi("cond_out", B, []), vi("v2", F, [4])], [const("two", np.float32(2))])
+    nodes = [
+        helper.make_node("Abs", ["x"], ["ax"], name="abs"),
+        helper.make_node("Add", ["ax", "one"], ["v0"], name="plus_one"),
+        helper.make_node("Loop", ["", "go", "v0"], ["v_final"], name="while", body=body),
+        helper.make_node("Neg", ["v_final"], ["y"], name="neg"),
+    ]
+    g = helper.make_graph(nodes, "loop_while", [vi("x", F, [4]), vi("limit", F, [])], [vi("y", F, [4])],
+                          [const("one", np.float32(1)), const("go", np.bool_(True))])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def while_reference(x, limit):
+    v = np.abs(x) + np.float32(1)
+    while True:
+        v = (v * np.float32(2)).astype(np.float32)
+        if not v.sum(dtype=np.float32) <= limit:
+            break
+    return {"y": -v}
+
+
+def if_body_model():
+    """v0 = Tanh(x); for i in 0..4 while i < 2: v = i even ? v + x : v * x; y = Exp(v)."""
+    even = helper.make_graph([helper.make_node("Add", ["v", "x"], ["t"])], "even", [], [vi("t", F, [3])])
+    odd = helper.make_graph([helper.make_node("Mul", ["v", "x"], ["e"])], "odd", [], [vi("e", F, [3])])
+    body = helper.make_graph(
+        [helper.make_node("Mod", ["i", "two"], ["parity"]),
+         helper.make_node("Equal", ["parity", "zero"], ["is_even"]),
+         helper.make_node("If", ["is_even"], ["v_next"], name="parity_if", then_branch=even, else_branch=odd),
+         helper.make_node("Less", ["i", "two"], ["cond_out"])],
+        "if_body", [vi("i", I64, []), vi("cond_in", B, []), vi("v", F, [3])],
+        [vi("cond_out", B, []), vi("v_next", F, [3])], [const("two", np.int64(2)), const("zero", np.int64(0))])
+    nodes = [
+        helper.make_node("Tanh", ["x"], ["v0"], name="tanh"),
+        helper.make_node("Loop", ["trips", "go", "v0"], ["v_final"], name="loop", body=body),
+        helper.make_node("Exp", ["v_final"], ["y"], name="exp"),
+    ]
+    g = helper.make_graph(nodes, "loop_if_body", [vi("x", F, [3])], [vi("y", F, [3])],
+                          [const("trips", np.int64(5)), const("go", np.bool_(True))])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def if_body_reference(x):
+    v = np.tanh(x)
+    for i in range(5):
+        v = v + x if i % 2 == 0 else v * x
+        if not i < 2:
+            break
+    return {"y": np.exp(v)}
+
+
+if __name__ == "__main__":
+    save(scan_model(), "loop_scan.onnx")
+    save(while_model(), "loop_while.onnx")
+    save(if_body_model(), "loop_if_body.onnx")
+    save(scan_model(stop_after=1), "loop_stops_early.onnx")
