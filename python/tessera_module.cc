@@ -209,12 +209,13 @@ PYBIND11_MODULE(tessera, m) {
   });
 
   py::class_<Model>(m, "Model", "a model (.onnx or tessera .json), with symbolic input dimensions bound")
-      .def(py::init([](const std::string& path, const py::object& input_shapes) {
+      .def(py::init([](const std::string& path, const py::object& input_shapes, bool verbose) {
              std::map<std::string, Shape> shapes = parse_input_shapes(input_shapes);
              py::gil_scoped_release release;
-             return Model::load(path, shapes);
+             return Model::load(path, shapes, verbose);
            }),
-           py::arg("path"), py::arg("input_shapes") = py::none())
+           py::arg("path"), py::arg("input_shapes") = py::none(), py::arg("verbose") = false,
+           "import warnings go to stderr; weights missing from disk as one line (each of them with verbose=True)")
       .def_property_readonly("path", &Model::path)
       .def_property_readonly("inputs", [](const Model& mo) { return tensor_infos(mo.inputs()); },
                              "list of (name, shape tuple, dtype string)")

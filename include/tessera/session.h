@@ -45,8 +45,11 @@ struct TensorInfo {
 class Model {
  public:
   // Loads an .onnx or tessera .json model; `input_shapes` binds symbolic input dimensions
-  // (as --input-shape does). Throws UserError.
-  static Model load(const std::string& path, const std::map<std::string, Shape>& input_shapes = {});
+  // (as --input-shape does). Throws UserError. Import warnings go to stderr as the CLI prints
+  // them (import_warnings.h): weights missing from disk as one summary line, each of them too
+  // when `verbose_warnings`.
+  static Model load(const std::string& path, const std::map<std::string, Shape>& input_shapes = {},
+                    bool verbose_warnings = false);
   explicit Model(Graph graph);
 
   const Graph& graph() const { return *graph_; }

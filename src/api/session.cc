@@ -5,6 +5,7 @@
 #include "tessera/backend_compiler.h"
 #include "tessera/error.h"
 #include "tessera/executor.h"
+#include "tessera/import_warnings.h"
 #include "tessera/model_loader.h"
 
 namespace tessera {
@@ -18,10 +19,14 @@ std::vector<TensorInfo> infos(const Graph& g, const std::vector<ValueId>& ids) {
 
 }  // namespace
 
-Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes) {
+Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes, bool verbose_warnings) {
   ImportOptions options;
   options.input_shapes = input_shapes;
-  return Model(load_model(path, options));
+  ImportWarnings warnings(path, verbose_warnings, "verbose=True");
+  options.warn = [&](const std::string& w) { warnings.add(w); };
+  Model model(load_model(path, options));
+  warnings.print(/*runs=*/true);
+  return model;
 }
 
 Model::Model(Graph graph) : graph_(std::make_shared<const Graph>(std::move(graph))) {}

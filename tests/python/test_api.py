@@ -43,6 +43,55 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(issubclass(tessera.Error, Exception))
 
 
+def model_without_weights(d, count):
+    """A model exported without its weights: `count` initializers in an external file that is absent."""
+    import onnx
+    from onnx import TensorProto, helper
+    nodes, inits = [], []
+    for k in range(count):
+        w = TensorProto(name=f"w{k}", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+        for key, value in (("location", "weights.bin"), ("offset", str(16 * k)), ("length", "16")):
+            entry = w.external_data.add()
+            entry.key, entry.value = key, value
+        inits.append(w)
+        nodes.append(helper.make_node("Add", [f"x{k}", f"w{k}"], [f"x{k + 1}"], name=f"add{k}"))
+    g = helper.make_graph(nodes, "no_weights", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info(f"x{count}", TensorProto.FLOAT, [4])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = os.path.join(d, "no_weights.onnx")
+    onnx.save(m, path)
+    return path
+
+
+class WarningTest(unittest.TestCase):
+    def load_in_subprocess(self, path, verbose):
+        # The warnings go to the process's stderr (as the CLI's), so a child process shows them.
+        code = f"import tessera; m = tessera.Model({path!r}, verbose={verbose}); print(m.num_nodes)"
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    def test_missing_weights_are_one_summary_line_as_in_the_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = model_without_weights(d, 5)
+            r = self.load_in_subprocess(path, False)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "5")
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+            self.assertIn("warning: 5 weights of no_weights.onnx are not on disk: running with seeded random weights "
+                          "(verbose=True lists them)", r.stderr)
+            cli_run = cli("info", path)
+            self.assertEqual(cli_run.returncode, 0, cli_run.stderr)
+            self.assertEqual(cli_run.stderr.count("\n"), 1, cli_run.stderr)
+            self.assertIn("5 weights of no_weights.onnx are not on disk", cli_run.stderr)
+
+    def test_verbose_lists_each_missing_weight(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.load_in_subprocess(model_without_weights(d, 3), True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.count("is missing; its constants are shape-only"), 3, r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 4, r.stderr)
+
+
 class PlanTest(unittest.TestCase):
     def test_partition_matches_the_cli_byte_for_byte(self):
         model = tessera.Model(MLP)
