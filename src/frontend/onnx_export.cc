@@ -1,6 +1,8 @@
 #include "tessera/onnx_export.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace tessera {
@@ -40,6 +42,54 @@ onnx::GraphProto subgraph_to_onnx(const Graph& body, const Graph& outer, const N
   gp.clear_input();
   for (size_t k = 0; k < formal; ++k)
     *gp.add_input() = value_info_to_onnx(named.value(body.inputs[k]).name, named.value(body.inputs[k]).type);
+  return gp;
+}
+
+// One element of type `t` that no result should pass for: NaN for floating-point types, else 0.
+Tensor poison_element(DType t) {
+  auto bytes = std::make_shared<TensorBytes>(dtype_size(t), uint8_t{0});
+  auto put = [&](auto v) { std::memcpy(bytes->data(), &v, sizeof v); };
+  switch (t) {
+    case DType::f32: put(std::numeric_limits<float>::quiet_NaN()); break;
+    case DType::f64: put(std::numeric_limits<double>::quiet_NaN()); break;
+    case DType::f16: put(uint16_t{0x7E00}); break;
+    case DType::bf16: put(uint16_t{0x7FC0}); break;
+    default: break;
+  }
+  return Tensor{TensorType{t, {1}}, bytes};
+}
+
+// An If branch import left out (it does not type at the bound input shapes; the attribute holds
+// why, control_flow.h) as ONNX needs one, a graph: each output of the node filled with
+// poison_element (ConstantOfShape), the reason as its doc_string. tessera never runs it (choosing
+// it is exit 2); another runtime that does gets NaN, not a plausible result.
+onnx::GraphProto left_out_branch(const Graph& g, const Node& n, const std::string& attr, const std::string& why) {
+  onnx::GraphProto gp;
+  gp.set_name(n.name + "_" + attr + "_left_out");
+  gp.set_doc_string("left out by tessera: " + why);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const TensorType& t = g.value(n.outputs[k]).type;
+    const std::string out = gp.name() + "_output_" + std::to_string(k);
+    const Tensor one = poison_element(t.dtype);
+    onnx::NodeProto* fill = gp.add_node();
+    fill->set_name(out);
+    fill->add_output(out);
+    if (g.opset >= 9) {   // ConstantOfShape(shape) {value}: small whatever the output's size
+      const std::string shape = out + "_shape";
+      auto dims = std::make_shared<TensorBytes>(t.shape.size() * sizeof(int64_t));
+      if (!t.shape.empty()) std::memcpy(dims->data(), t.shape.data(), dims->size());
+      *gp.add_initializer() = tensor_to_onnx(shape, Tensor{TensorType{DType::i64, {t.rank()}}, dims});
+      fill->set_op_type("ConstantOfShape");
+      fill->add_input(shape);
+      *fill->add_attribute() = attribute_to_onnx("value", one);
+    } else {              // opsets 7-8 have no ConstantOfShape: the whole tensor as a Constant
+      auto all = std::make_shared<TensorBytes>();
+      for (int64_t i = 0; i < t.numel(); ++i) all->insert(all->end(), one.data->begin(), one.data->end());
+      fill->set_op_type("Constant");
+      *fill->add_attribute() = attribute_to_onnx("value", Tensor{t, all});
+    }
+    *gp.add_output() = value_info_to_onnx(out, t);
+  }
   return gp;
 }
 
@@ -93,14 +143,16 @@ onnx::NodeProto node_to_onnx(const Graph& g, const Node& n) {
   for (const auto& [name, a] : n.attrs) {
     if (n.op == "Loop" && n.domain.empty() && name == "captured_inputs") continue;   // tessera's, not ONNX's
     const GraphAttr* body = std::get_if<GraphAttr>(&a);
-    if (!body || !body->graph) {
+    const std::string* left_out = std::get_if<std::string>(&a);
+    const bool branch = n.op == "If" && n.domain.empty() && (name == "then_branch" || name == "else_branch");
+    if (!(body && body->graph) && !(branch && left_out)) {
       *p.add_attribute() = attribute_to_onnx(name, a);
       continue;
     }
     onnx::AttributeProto sub;
     sub.set_name(name);
     sub.set_type(onnx::AttributeProto::GRAPH);
-    *sub.mutable_g() = subgraph_to_onnx(*body->graph, g, n, captures);
+    *sub.mutable_g() = body ? subgraph_to_onnx(*body->graph, g, n, captures) : left_out_branch(g, n, name, *left_out);
     *p.add_attribute() = std::move(sub);
   }
   return p;

@@ -165,7 +165,7 @@ TEST_CASE("an If whose condition folds at import is inlined", "[frontend][contro
 
 namespace {
 
-// loop_scan.onnx (tests/inputs/good/make_loop_onnx.py): a = Relu(x), b = Sigmoid(x);
+// loop_scan.onnx (tests/inputs/good/make_control_flow_onnx.py): a = Relu(x), b = Sigmoid(x);
 // s_final, scans = Loop(4, "", a) {s' = 0.5 s + i w; scan = s' + b}; y = MatMul(s_final, w2).
 constexpr const char* kLoopScan = "tests/inputs/good/loop_scan.onnx";
 

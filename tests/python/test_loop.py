@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Loop (docs/control_flow.md) end to end: the models of tests/inputs/good/make_loop_onnx.py are
+"""Loop (docs/control_flow.md) end to end: the models of tests/inputs/good/make_control_flow_onnx.py are
 imported, partitioned over ref and oneDNN (the Loop stays on ref, the rest partitions around it),
 run, and checked against the numpy references in that script within 1e-5.
 
@@ -15,7 +15,7 @@ import tessera
 
 GOOD = "tests/inputs/good"
 sys.path.insert(0, GOOD)
-import make_loop_onnx as ref  # noqa: E402
+import make_control_flow_onnx as ref  # noqa: E402
 
 BACKENDS = ["ref", "onednn", "eigen"]
 

@@ -1,7 +1,7 @@
-"""Regenerates the ONNX models with Loop in this folder (run with /usr/bin/python3), and holds the
-numpy reference of each (onnx 1.12 has no onnx.reference), which tests/python/test_loop.py checks
-tessera against. Each model has ordinary nodes before and after the Loop, so that the rest of the
-graph partitions around it.
+"""Regenerates the ONNX models with control flow in this folder (run with /usr/bin/python3), and
+holds the numpy reference of each Loop model (onnx 1.12 has no onnx.reference), which
+tests/python/test_loop.py checks tessera against. Each model has ordinary nodes before and after
+its Loop or If, so that the rest of the graph partitions around it.
 
 - loop_scan.onnx: a counted loop (M = 4, no condition) with one loop-carried value and one scan
   output; the body reads an initializer and an intermediate of the enclosing graph.
@@ -11,6 +11,9 @@ graph partitions around it.
   and stops after the third iteration (cond_out = i < 2); only a loop-carried output.
 - loop_stops_early.onnx: as loop_scan but with cond_out = i < 1 and a scan output: tessera types
   the scan output for M = 4 iterations, so running it is a usage error naming the node.
+- if_left_out.onnx: y = Sigmoid(If(c) {then: MatMul(Relu(x), w8); else: MatMul(Relu(x), w4)}) with
+  x: 1x8, so the else branch does not type (it wants 1x4) and import leaves it out, as silero
+  VAD's 8 kHz branch; its emitted module.onnx must still pass onnx.checker (test_emit_onnx.py).
 """
 import os
 
@@ -137,8 +140,25 @@ def if_body_reference(x):
     return {"y": np.exp(v)}
 
 
+def if_left_out_model():
+    then = helper.make_graph([helper.make_node("MatMul", ["r", "w8"], ["t"])], "then", [], [vi("t", F, [1, 2])])
+    other = helper.make_graph([helper.make_node("MatMul", ["r", "w4"], ["e"])], "else", [], [vi("e", F, [1, 2])])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("If", ["c"], ["m"], name="the_if", then_branch=then, else_branch=other),
+        helper.make_node("Sigmoid", ["m"], ["y"], name="sigmoid"),
+    ]
+    g = helper.make_graph(nodes, "if_left_out", [vi("x", F, [1, 8]), vi("c", B, [])], [vi("y", F, [1, 2])],
+                          [const("w8", np.ones((8, 2), np.float32) / 8), const("w4", np.ones((4, 2), np.float32) / 4)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)   # not full_check: the else branch does not type at 1x8, on purpose
+    onnx.save(m, os.path.join(here, "if_left_out.onnx"))
+
+
 if __name__ == "__main__":
     save(scan_model(), "loop_scan.onnx")
     save(while_model(), "loop_while.onnx")
     save(if_body_model(), "loop_if_body.onnx")
     save(scan_model(stop_after=1), "loop_stops_early.onnx")
+    if_left_out_model()
