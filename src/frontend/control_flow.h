@@ -28,8 +28,8 @@
 // v_initial's); each v_out must keep its v_in's type, as tessera's shapes are static. A scan
 // output stacks one s per iteration along a new axis 0, so its type needs the trip count: M must
 // be a constant at import (after shape folding) or import refuses the node, naming it; a loop
-// that stops early at run time (cond_out false) is an error when it has scan outputs. Scan is not
-// supported: import says so, naming the node.
+// that stops early at run time (cond_out false) is an error when it has scan outputs. A Scan is
+// closed alike (scan_closing.cc); its trip count is its inputs' static length.
 #pragma once
 
 #include <string>
@@ -72,5 +72,9 @@ void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known,
 // The same for Loop node `id` (loop_closing.cc): builds the body, rewrites inputs and attributes,
 // types the outputs.
 void close_loop(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known, const std::string& file);
+
+// The same for Scan node `id` (scan_closing.cc; opset 9+): the body's inputs are the states and
+// one slice of each scan input, the outputs' types follow from the scan length.
+void close_scan(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known, const std::string& file);
 
 }  // namespace tessera::detail

@@ -176,19 +176,18 @@ std::optional<FoldableIf> foldable_if(const Graph& g, const std::vector<char>& f
   return std::nullopt;
 }
 
-// Control flow left after typing: an If or Loop whose inputs never got types, a Scan.
+// Control flow left after typing: an If, Loop or Scan whose inputs never got types.
 void reject_control_flow(const Graph& g, const std::vector<char>& known, const std::vector<char>& folded,
                          const std::vector<char>& closed, const std::string& file) {
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (folded[id] || closed[id] || !n.domain.empty()) continue;
-    if (n.op == "If" || n.op == "Loop") {
+    if (n.op == "If" || n.op == "Loop" || n.op == "Scan") {
       std::string unknown;
       for (ValueId v : n.inputs)
         if (v != kNoValue && !known[v]) unknown += (unknown.empty() ? "'" : ", '") + g.value(v).name + "'";
       throw UserError(file, "node '" + n.name + "' (" + n.op + ")", "cannot type what it reads: " + unknown);
     }
-    if (n.op == "Scan") throw UserError(file, "node '" + n.name + "' (Scan)", "op Scan is not supported (If and Loop are)");
   }
 }
 
@@ -289,13 +288,14 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
     progress = false;
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
-      if (folded[id] || closed[id] || (n.op != "If" && n.op != "Loop") || !n.domain.empty()) continue;
+      if (folded[id] || closed[id] || (n.op != "If" && n.op != "Loop" && n.op != "Scan") || !n.domain.empty()) continue;
       bool ready = true;
       for (ValueId v : n.inputs) ready &= v == kNoValue || static_cast<bool>(known[v]);
       if (!ready) continue;
       const RawNode& raw_node = nodes[raw_index[static_cast<size_t>(id)]];
       if (n.op == "If") close_if(g, id, raw_node, known, file);
-      else close_loop(g, id, raw_node, known, file);
+      else if (n.op == "Loop") close_loop(g, id, raw_node, known, file);
+      else close_scan(g, id, raw_node, known, file);
       closed[id] = progress = true;
     }
   }

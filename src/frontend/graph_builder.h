@@ -9,7 +9,7 @@
 //      keeps its order);
 //   5. infers every missing type with ONNX's shape inference and checks the declared ones;
 //   6. inlines every `If` whose condition is known at import (if_inlining.h) and starts over;
-//   7. closes the other `If`s and every `Loop` over what their sub-graphs read (control_flow.h).
+//   7. closes the other `If`s, every `Loop` and `Scan` over what their sub-graphs read (control_flow.h).
 #pragma once
 
 #include <memory>

@@ -20,11 +20,11 @@ onnx::ValueInfoProto value_info_to_onnx(const std::string& name, const TensorTyp
 namespace {
 
 // How many of node `n`'s last inputs are captures of its sub-graphs (control_flow.h): every input
-// after an If's condition; a Loop's `captured_inputs`. ONNX reads those by name instead.
+// after an If's condition; a Loop's or Scan's `captured_inputs`. ONNX reads those by name instead.
 size_t captured_inputs(const Node& n) {
   if (!n.domain.empty()) return 0;
   if (n.op == "If") return n.inputs.empty() ? 0 : n.inputs.size() - 1;
-  if (n.op == "Loop") return static_cast<size_t>(std::max<int64_t>(0, attr_int(n.attrs, "captured_inputs", 0)));
+  if (n.op == "Loop" || n.op == "Scan") return static_cast<size_t>(std::max<int64_t>(0, attr_int(n.attrs, "captured_inputs", 0)));
   return 0;
 }
 
@@ -141,7 +141,7 @@ onnx::NodeProto node_to_onnx(const Graph& g, const Node& n) {
   for (size_t i = 0; i + captures < n.inputs.size(); ++i) p.add_input(n.inputs[i] == kNoValue ? "" : g.value(n.inputs[i]).name);
   for (ValueId v : n.outputs) p.add_output(g.value(v).name);
   for (const auto& [name, a] : n.attrs) {
-    if (n.op == "Loop" && n.domain.empty() && name == "captured_inputs") continue;   // tessera's, not ONNX's
+    if ((n.op == "Loop" || n.op == "Scan") && n.domain.empty() && name == "captured_inputs") continue;   // tessera's, not ONNX's
     const GraphAttr* body = std::get_if<GraphAttr>(&a);
     const std::string* left_out = std::get_if<std::string>(&a);
     const bool branch = n.op == "If" && n.domain.empty() && (name == "then_branch" || name == "else_branch");

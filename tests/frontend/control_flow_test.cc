@@ -2,7 +2,7 @@
 // (src/backends/ref/control_flow.cc): an If whose condition folds is inlined; one decided at run
 // time stays, closed over what its branches read, and ref runs the branch the condition picks;
 // the JSON form round-trips; a Loop is closed the same way and ref runs its body per iteration;
-// Scan is refused with the node's name.
+// a Scan is typed from its static length and run per row.
 #include <catch2/catch.hpp>
 
 #include <onnx/onnx_pb.h>
@@ -249,14 +249,48 @@ TEST_CASE("a graph with a Loop round-trips through JSON and ONNX", "[frontend][c
   }
 }
 
-TEST_CASE("Scan is refused with the node's name and op", "[frontend][control_flow]") {
-  try {
-    load_file("tests/inputs/bad/scan.onnx");
-    FAIL("expected a UserError");
-  } catch (const UserError& e) {
-    const std::string what = e.what();
-    CHECK(what.find("node 'scan' (Scan)") != std::string::npos);
-    CHECK(what.find("not supported") != std::string::npos);
+TEST_CASE("a Scan is typed from its scan length and round-trips through JSON and ONNX", "[frontend][control_flow]") {
+  // scan.onnx (make_control_flow_onnx.py): s0 = Relu(x0) [4]; a [3, 4] along axis 0, b [4, 3] along
+  // axis 1 backwards; outputs s_final [4], ys stacked on axis 1 [4, 3], zs reversed [3, 4].
+  Graph g = load_file("tests/inputs/good/scan.onnx");
+  const Node& n = g.node(g.find_node("scan"));
+  REQUIRE(n.inputs.size() == 4);
+  CHECK(g.value(n.inputs[3]).name == "c");
+  CHECK(attr_int(n.attrs, "captured_inputs", 0) == 1);
+  const Graph* body = attr_graph(n.attrs, "body");
+  REQUIRE(body);
+  for (size_t i = 0; i < 3; ++i) CHECK(body->value(body->inputs[i]).type == TensorType{DType::f32, {4}});
+  CHECK(g.value(n.outputs[1]).type == TensorType{DType::f32, {4, 3}});
+  CHECK(g.value(n.outputs[2]).type == TensorType{DType::f32, {3, 4}});
+
+  auto run = [](const Graph& graph) {
+    std::map<ValueId, HostTensor> bindings;
+    bindings[graph.find_value("x0")] = HostTensor::of<float>(DType::f32, {4}, {-1, 0.5f, 2, 0});
+    bindings[graph.find_value("a")] = HostTensor::random(TensorType{DType::f32, {3, 4}}, 1);
+    bindings[graph.find_value("b")] = HostTensor::random(TensorType{DType::f32, {4, 3}}, 2);
+    std::vector<HostTensor> values = interpret(graph, make_ref_kernels(), bindings), outs;
+    for (ValueId v : graph.outputs) outs.push_back(values[static_cast<size_t>(v)]);
+    return outs;
+  };
+  // ys[:, 0] is the first state after one step: 0.5 relu(x0) + a[0] b[:, 2] + sigmoid(x0).
+  const auto want = run(g);
+  const HostTensor a = HostTensor::random(TensorType{DType::f32, {3, 4}}, 1);
+  const HostTensor b = HostTensor::random(TensorType{DType::f32, {4, 3}}, 2);
+  const float x0[4] = {-1, 0.5f, 2, 0};
+  for (size_t i = 0; i < 4; ++i) {
+    const float s = 0.5f * std::max(x0[i], 0.0f) + a.as<float>()[i] * b.as<float>()[i * 3 + 2] + 1 / (1 + std::exp(-x0[i]));
+    CHECK(want[1].as<float>()[i * 3] == Approx(s).margin(1e-6));
+  }
+  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  CHECK(back == g);
+  testing::TempDir dir;
+  const std::string path = dir.file("exported.onnx");
+  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
+  Graph again = load_file(path);
+  for (const Graph* other : {&back, &again}) {
+    const auto got = run(*other);
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) CHECK(got[k].bytes == want[k].bytes);
   }
 }
 

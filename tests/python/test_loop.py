@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Loop (docs/control_flow.md) end to end: the models of tests/inputs/good/make_control_flow_onnx.py are
+"""Loop and Scan (docs/control_flow.md) end to end: the models of tests/inputs/good/make_control_flow_onnx.py are
 imported, partitioned over ref and oneDNN (the Loop stays on ref, the rest partitions around it),
 run, and checked against the numpy references in that script within 1e-5.
 
@@ -23,7 +23,7 @@ BACKENDS = ["ref", "onednn", "eigen"]
 def run(name, inputs, backends=BACKENDS):
     model = tessera.Model(os.path.join(GOOD, name))
     plan = tessera.partition(model, backends=backends, cost="roofline")
-    loop_parts = [p for p in plan.partitions if any(n in ("loop", "while") for n in p["nodes"])]
+    loop_parts = [p for p in plan.partitions if any(n in ("loop", "while", "scan") for n in p["nodes"])]
     return plan, loop_parts, tessera.Session(model, plan).run(inputs)
 
 
@@ -72,6 +72,17 @@ class LoopTest(unittest.TestCase):
         self.assertIn("stopped after 2 of 4 iterations", msg)
         self.assertNotIn("\n", msg)
         self.assertNotIn("internal error", msg)
+
+
+class ScanTest(unittest.TestCase):
+    def test_axes_directions_states_and_captures(self):
+        rng = np.random.default_rng(5)
+        for _ in range(3):
+            inputs = {"x0": rng.standard_normal(4).astype(np.float32), "a": rng.standard_normal((3, 4)).astype(np.float32),
+                      "b": rng.standard_normal((4, 3)).astype(np.float32)}
+            _, scan_parts, out = run("scan.onnx", inputs)
+            assert_close(self, out, ref.scan_op_reference(**inputs))
+            self.assertEqual([p["backend"] for p in scan_parts], ["ref"])
 
 
 if __name__ == "__main__":

@@ -121,9 +121,11 @@ write("loop_scan_runtime_trips.onnx",
                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
                   helper.make_tensor_value_info("n", TensorProto.INT64, [])]),
       "node 'loop' (Loop): scan output 'y' stacks one value per iteration, and its trip count 'n' is computed at run time")
-write("scan.onnx",
-      model_with([helper.make_node("Scan", ["x", "x"], ["s", "y"], name="scan", num_scan_inputs=1,
+write("scan_lengths_differ.onnx",
+      model_with([helper.make_node("Scan", ["x", "z"], ["y"], name="scan", num_scan_inputs=2,
                                    body=loop_body([helper.make_node("Add", ["a", "b"], ["c"])],
                                                   [loop_io("a", TensorProto.FLOAT, []), loop_io("b", TensorProto.FLOAT, [])],
-                                                  [loop_io("c", TensorProto.FLOAT, []), loop_io("c", TensorProto.FLOAT, [])]))]),
-      "node 'scan' (Scan): op Scan is not supported")
+                                                  [loop_io("c", TensorProto.FLOAT, [])]))], [],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                  helper.make_tensor_value_info("z", TensorProto.FLOAT, [3])]),
+      "node 'scan' (Scan): scan inputs have different lengths (4 and 3)")

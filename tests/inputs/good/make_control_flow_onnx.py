@@ -11,6 +11,9 @@ its Loop or If, so that the rest of the graph partitions around it.
   and stops after the third iteration (cond_out = i < 2); only a loop-carried output.
 - loop_stops_early.onnx: as loop_scan but with cond_out = i < 1 and a scan output: tessera types
   the scan output for M = 4 iterations, so running it is a usage error naming the node.
+- scan.onnx: a Scan (opset 11) with one state and two scan inputs, one along axis 1 read
+  backwards, two scan outputs (one stacked along axis 1, one written backwards); the body reads
+  an intermediate of the enclosing graph.
 - if_left_out.onnx: y = Sigmoid(If(c) {then: MatMul(Relu(x), w8); else: MatMul(Relu(x), w4)}) with
   x: 1x8, so the else branch does not type (it wants 1x4) and import leaves it out, as silero
   VAD's 8 kHz branch; its emitted module.onnx must still pass onnx.checker (test_emit_onnx.py).
@@ -140,6 +143,42 @@ def if_body_reference(x):
     return {"y": np.exp(v)}
 
 
+def scan_op_model():
+    """s_final, ys, zs = Scan(s0 = Relu(x0), a, b) over k = 0..2 with a[k] (axis 0) and b[:, 2 - k]
+    (axis 1, reversed): s = s * 0.5 + a[k] * b[:, 2-k] + c (c = Sigmoid(x0), from outside);
+    ys[:, k] = s (output axis 1); zs[2 - k] = a[k] - s (reversed)."""
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["s", "half"], ["s_half"]),
+         helper.make_node("Mul", ["ak", "bk"], ["ab"]),
+         helper.make_node("Add", ["s_half", "ab"], ["s1"]),
+         helper.make_node("Add", ["s1", "c"], ["s_next"]),
+         helper.make_node("Identity", ["s_next"], ["y"]),
+         helper.make_node("Sub", ["ak", "s_next"], ["z"])],
+        "scan_body", [vi("s", F, [4]), vi("ak", F, [4]), vi("bk", F, [4])],
+        [vi("s_next", F, [4]), vi("y", F, [4]), vi("z", F, [4])], [const("half", np.float32(0.5))])
+    nodes = [
+        helper.make_node("Relu", ["x0"], ["s0"], name="relu"),
+        helper.make_node("Sigmoid", ["x0"], ["c"], name="sigmoid"),
+        helper.make_node("Scan", ["s0", "a", "b"], ["s_final", "ys", "zs"], name="scan", body=body, num_scan_inputs=2,
+                         scan_input_axes=[0, 1], scan_input_directions=[0, 1], scan_output_axes=[1, 0],
+                         scan_output_directions=[0, 1]),
+        helper.make_node("Tanh", ["s_final"], ["t"], name="tanh"),
+    ]
+    g = helper.make_graph(nodes, "scan", [vi("x0", F, [4]), vi("a", F, [3, 4]), vi("b", F, [4, 3])],
+                          [vi("t", F, [4]), vi("ys", F, [4, 3]), vi("zs", F, [3, 4])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+
+
+def scan_op_reference(x0, a, b):
+    s, c = np.maximum(x0, 0), 1 / (1 + np.exp(-x0))
+    ys, zs = np.zeros((4, 3), np.float32), np.zeros((3, 4), np.float32)
+    for k in range(3):
+        s = s * np.float32(0.5) + a[k] * b[:, 2 - k] + c
+        ys[:, k] = s
+        zs[2 - k] = a[k] - s
+    return {"t": np.tanh(s), "ys": ys, "zs": zs}
+
+
 def if_left_out_model():
     then = helper.make_graph([helper.make_node("MatMul", ["r", "w8"], ["t"])], "then", [], [vi("t", F, [1, 2])])
     other = helper.make_graph([helper.make_node("MatMul", ["r", "w4"], ["e"])], "else", [], [vi("e", F, [1, 2])])
@@ -161,4 +200,5 @@ if __name__ == "__main__":
     save(while_model(), "loop_while.onnx")
     save(if_body_model(), "loop_if_body.onnx")
     save(scan_model(stop_after=1), "loop_stops_early.onnx")
+    save(scan_op_model(), "scan.onnx")
     if_left_out_model()
