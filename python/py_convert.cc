@@ -82,7 +82,8 @@ py::array as_input_array(const py::handle& value, const TensorInfo& input, const
                                             numpy_dtype_name(input.type.dtype));
     a = a.attr("astype")(target);
   }
-  return np.attr("ascontiguousarray")(a).cast<py::array>();
+  // Not ascontiguousarray, which turns a 0-d array (a scalar input) into a 1-d one.
+  return np.attr("asarray")(a, py::arg("order") = "C").cast<py::array>();
 }
 
 py::array new_array(const TensorType& type) {

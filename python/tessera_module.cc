@@ -8,6 +8,8 @@
 //   plan.save("plan.json"); plan = tessera.Plan.load("plan.json")
 //   session = tessera.Session(model, plan, threads=1)
 //   outputs = session.run({"x": array})                                 # {name: ndarray}
+//   session.profile({"x": array})       # per call: predicted vs measured ms (tessera run --profile)
+//   tessera.bench(model, ["ref", "ref,onednn"])   # per combination: predicted, measured (tessera bench)
 //
 // Each class wraps the C++ deployment API (include/tessera/session.h) and the partition
 // pipeline (search/partitioner.h) the CLI runs, so a plan made here is byte-identical to the
@@ -33,6 +35,7 @@
 #include <optional>
 
 #include "py_convert.h"
+#include "runtime/bench.h"
 #include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
@@ -41,6 +44,7 @@
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
 #include "tessera/measured_cost_model.h"
+#include "tessera/model_data.h"
 #include "tessera/session.h"
 
 namespace py = pybind11;
@@ -181,9 +185,98 @@ struct PySession {
     return result;
   }
 
+  // Per call of the plan's main: measured beside predicted (Session::profile, `run --profile`).
+  // Inputs not given are seeded random, as the CLI's.
+  py::list profile(const py::object& inputs, int repeat) {
+    const std::map<std::string, HostTensor> given = host_inputs(inputs);
+    std::vector<CallProfile> calls;
+    {
+      py::gil_scoped_release release;
+      const std::vector<HostTensor> all = model_inputs(model->graph(), 0, given);
+      std::map<std::string, HostTensor> named;
+      for (size_t i = 0; i < all.size(); ++i) named.emplace(session->inputs()[i].name, all[i]);
+      calls = session->profile(named, repeat);
+    }
+    py::list out;
+    for (const CallProfile& c : calls) {
+      py::dict d;
+      d["call"] = c.label;
+      d["kernel"] = c.kernel;
+      d["backend"] = c.backend.empty() ? py::object(py::none()) : py::object(py::str(c.backend));
+      d["partition"] = c.partition < 0 ? py::object(py::none()) : py::object(py::int_(c.partition));
+      d["nodes"] = c.nodes;
+      d["predicted_ms"] = c.predicted_ms < 0 ? py::object(py::none()) : py::object(py::float_(c.predicted_ms));
+      d["measured_ms"] = c.median_ms;
+      out.append(d);
+    }
+    return out;
+  }
+
+  // {name: array} as HostTensors of the inputs' types (converted as run() converts them).
+  std::map<std::string, HostTensor> host_inputs(const py::object& inputs) const {
+    std::map<std::string, HostTensor> out;
+    if (inputs.is_none()) return out;
+    for (const auto& item : inputs.cast<py::dict>()) {
+      const std::string name = py::str(item.first).cast<std::string>();
+      const TensorInfo* input = nullptr;
+      for (const TensorInfo& t : session->inputs())
+        if (t.name == name) input = &t;
+      if (!input) throw UserError(model_path, name, "the model has no input of this name");
+      py::array a = as_input_array(item.second, *input, model_path);
+      HostTensor t(TensorType{input->type.dtype, array_shape(a)});
+      std::memcpy(t.bytes.data(), a.data(), t.bytes.size());
+      out.emplace(name, std::move(t));
+    }
+    return out;
+  }
+
+  std::optional<Model> model;   // set once built (Model has no empty state)
   std::string model_path;
   const std::string& session_model_path() const { return model_path; }
 };
+
+// tessera bench: per backend combination, the plan's predicted cost and measured latency
+// (runtime/bench.h, the CLI's code), on seeded inputs.
+py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
+               int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
+               const py::object& calibration) {
+  std::vector<std::vector<std::string>> lists;
+  for (const auto& c : combos) lists.push_back(backend_names(py::reinterpret_borrow<py::object>(c)));
+  if (lists.empty()) throw UserError("combos", "", "give at least one backend combination, e.g. [\"ref\", \"ref,onednn\"]");
+  if (repeat < 1) throw UserError("repeat", "", "must be >= 1");
+  if (threads < 1) throw UserError("threads", "", "must be >= 1");
+  BenchOptions options;
+  options.budget = make_budget(model, max_rel_error, calibration);
+  std::vector<BenchRow> rows;
+  {
+    py::gil_scoped_release release;
+    for (const auto& names : lists) resolve_backends(names, {});   // a misspelt name before anything runs
+    set_compute_threads(threads);
+    std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options());
+    std::unique_ptr<CostDatabase> db;
+    if (cache) db = CostDatabase::open(*cache);
+    else if (cost_model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
+    options.model_path = model.path();
+    options.search = search;
+    options.coalesce = coalesce;
+    options.repeat = repeat;
+    options.database = db.get();
+    const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
+    for (const auto& names : lists) rows.push_back(bench_combination(model.graph(), inputs, names, *cost_model, options));
+  }
+  py::list out;
+  auto value = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); };
+  for (const BenchRow& r : rows) {
+    py::dict d;
+    d["backends"] = r.backends;
+    d["predicted_ms"] = value(r.predicted_ms);
+    d["measured_ms"] = value(r.measured_ms);
+    d["rel_error"] = value(r.rel_error);
+    d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
+    out.append(d);
+  }
+  return out;
+}
 
 }  // namespace
 }  // namespace tessera::python
@@ -209,12 +302,13 @@ PYBIND11_MODULE(tessera, m) {
   });
 
   py::class_<Model>(m, "Model", "a model (.onnx or tessera .json), with symbolic input dimensions bound")
-      .def(py::init([](const std::string& path, const py::object& input_shapes) {
+      .def(py::init([](const std::string& path, const py::object& input_shapes, bool verbose) {
              std::map<std::string, Shape> shapes = parse_input_shapes(input_shapes);
              py::gil_scoped_release release;
-             return Model::load(path, shapes);
+             return Model::load(path, shapes, verbose);
            }),
-           py::arg("path"), py::arg("input_shapes") = py::none())
+           py::arg("path"), py::arg("input_shapes") = py::none(), py::arg("verbose") = false,
+           "import warnings go to stderr; weights missing from disk as one line (each of them with verbose=True)")
       .def_property_readonly("path", &Model::path)
       .def_property_readonly("inputs", [](const Model& mo) { return tensor_infos(mo.inputs()); },
                              "list of (name, shape tuple, dtype string)")
@@ -273,16 +367,24 @@ PYBIND11_MODULE(tessera, m) {
              py::gil_scoped_release release;
              PySession s;
              s.session = std::make_unique<Session>(model, parsed, options);
+             s.model = model;
              s.model_path = model.path();
              return s;
            }),
            py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0)
       .def("run", &PySession::run, py::arg("inputs"), "{input name: ndarray} -> {output name: ndarray}")
+      .def("profile", &PySession::profile, py::arg("inputs") = py::none(), py::arg("repeat") = 10,
+           "per call of the plan (tessera run --profile): list of {call, kernel, backend, partition, nodes, "
+           "predicted_ms, measured_ms}; inputs not given are seeded random")
       .def_property_readonly("inputs", [](const PySession& s) { return tensor_infos(s.session->inputs()); })
       .def_property_readonly("outputs", [](const PySession& s) { return tensor_infos(s.session->outputs()); })
       .def_property_readonly("compile_ms", [](const PySession& s) { return s.session->compile_ms(); })
       .def_property_readonly("codegen_skipped", [](const PySession& s) { return s.session->codegen_skipped(); });
 
+  m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
+        "rel_error, error}", py::arg("model"), py::arg("combos"), py::arg("cost") = "roofline",
+        py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
+        py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
   m.attr("__version__") = "0.1.0";
 }

@@ -24,11 +24,13 @@ struct CallProfile {
   double median_ms = 0.0;
   double predicted_ms = -1.0;  // the plan partition's cost in ms; -1 when not a partition call
   std::string backend;         // the partition's backend, "" when unknown
+  int partition = -1;          // the plan partition's index, -1 when not a partition call
+  std::vector<std::string> nodes;  // the model nodes the call was outlined from (attach_plan_costs)
 };
 
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat);
 
-// Fills predicted_ms and backend from `plan`: a call whose outlined model nodes
+// Fills predicted_ms, backend, partition and nodes from `plan`: a call whose outlined model nodes
 // (Module::outlined_from) are one partition's nodes gets that partition's cost (seconds -> ms).
 void attach_plan_costs(std::vector<CallProfile>& calls, const Executor& executor, const Plan& plan);
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/call_profile.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
 #include "tessera/kernel.h"
@@ -45,8 +46,11 @@ struct TensorInfo {
 class Model {
  public:
   // Loads an .onnx or tessera .json model; `input_shapes` binds symbolic input dimensions
-  // (as --input-shape does). Throws UserError.
-  static Model load(const std::string& path, const std::map<std::string, Shape>& input_shapes = {});
+  // (as --input-shape does). Throws UserError. Import warnings go to stderr as the CLI prints
+  // them (import_warnings.h): weights missing from disk as one summary line, each of them too
+  // when `verbose_warnings`.
+  static Model load(const std::string& path, const std::map<std::string, Shape>& input_shapes = {},
+                    bool verbose_warnings = false);
   explicit Model(Graph graph);
 
   const Graph& graph() const { return *graph_; }
@@ -87,12 +91,21 @@ class Session {
   // Convenience: inputs by name (all of them), outputs by name, owned.
   std::map<std::string, HostTensor> run(const std::map<std::string, HostTensor>& inputs);
 
+  // Per call in the plan's main, as `tessera run --profile` prints it (call_profile.h): the
+  // median over `repeat` timed runs (after one warm-up) beside the partition's predicted cost.
+  // Inputs by name, as run() takes them.
+  std::vector<CallProfile> profile(const std::map<std::string, HostTensor>& inputs, int repeat = 10);
+
   // The compile time of the plan's functions, and what did not compile (runs on ref kernels).
   double compile_ms() const;
   const std::vector<std::string>& codegen_skipped() const;
 
  private:
+  // Inputs by name in inputs() order, each checked to exist (UserError naming it otherwise).
+  std::vector<ConstTensorView> ordered(const std::map<std::string, HostTensor>& inputs) const;
+
   Model model_;
+  Plan plan_;
   SessionOptions options_;
   std::unique_ptr<Executor> executor_;
   std::vector<TensorInfo> inputs_, outputs_;

@@ -5,6 +5,7 @@
 #include "tessera/backend_compiler.h"
 #include "tessera/error.h"
 #include "tessera/executor.h"
+#include "tessera/import_warnings.h"
 #include "tessera/model_loader.h"
 
 namespace tessera {
@@ -18,10 +19,14 @@ std::vector<TensorInfo> infos(const Graph& g, const std::vector<ValueId>& ids) {
 
 }  // namespace
 
-Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes) {
+Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes, bool verbose_warnings) {
   ImportOptions options;
   options.input_shapes = input_shapes;
-  return Model(load_model(path, options));
+  ImportWarnings warnings(path, verbose_warnings, "verbose=True");
+  options.warn = [&](const std::string& w) { warnings.add(w); };
+  Model model(load_model(path, options));
+  warnings.print(/*runs=*/true);
+  return model;
 }
 
 Model::Model(Graph graph) : graph_(std::make_shared<const Graph>(std::move(graph))) {}
@@ -33,7 +38,7 @@ std::string Model::fingerprint() const { return model_fingerprint(*graph_); }
 Plan load_plan(const std::string& path, const Model& model) { return read_plan_file(path, model.graph()); }
 
 Session::Session(const Model& model, const Plan& plan, const SessionOptions& options)
-    : model_(model), options_(options), inputs_(model.inputs()), outputs_(model.outputs()) {
+    : model_(model), plan_(plan), options_(options), inputs_(model.inputs()), outputs_(model.outputs()) {
   if (options.threads < 1) throw UserError("Session", "threads", "must be >= 1");
   // A Plan read by load_plan was checked already; one made or edited in memory is checked here.
   check_plan_binding(plan, model.graph(), plan.model.empty() ? std::string("plan") : plan.model);
@@ -56,7 +61,7 @@ void Session::run(std::span<const ConstTensorView> inputs, std::span<const Tenso
   executor_->run(inputs, outputs);
 }
 
-std::map<std::string, HostTensor> Session::run(const std::map<std::string, HostTensor>& inputs) {
+std::vector<ConstTensorView> Session::ordered(const std::map<std::string, HostTensor>& inputs) const {
   const std::string& file = model_.path();
   std::vector<ConstTensorView> in;
   for (const TensorInfo& info : inputs_) {
@@ -69,6 +74,11 @@ std::map<std::string, HostTensor> Session::run(const std::map<std::string, HostT
     for (const TensorInfo& info : inputs_) known |= info.name == name;
     if (!known) throw UserError(file, name, "the model has no input of this name");
   }
+  return in;
+}
+
+std::map<std::string, HostTensor> Session::run(const std::map<std::string, HostTensor>& inputs) {
+  std::vector<ConstTensorView> in = ordered(inputs);
   std::map<std::string, HostTensor> out;
   std::vector<TensorView> views;
   std::vector<HostTensor> owned;
@@ -80,6 +90,22 @@ std::map<std::string, HostTensor> Session::run(const std::map<std::string, HostT
   run(in, views);
   for (size_t i = 0; i < outputs_.size(); ++i) out[outputs_[i].name] = std::move(owned[i]);
   return out;
+}
+
+std::vector<CallProfile> Session::profile(const std::map<std::string, HostTensor>& inputs, int repeat) {
+  if (repeat < 1) throw UserError("Session", "repeat", "must be >= 1");
+  std::vector<ConstTensorView> views = ordered(inputs);
+  std::vector<HostTensor> in;
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (views[i].type != inputs_[i].type)
+      throw UserError(model_.path(), inputs_[i].name,
+                      "input has type " + to_string(views[i].type) + ", expected " + to_string(inputs_[i].type));
+    in.push_back(inputs.at(inputs_[i].name));
+  }
+  set_compute_threads(options_.threads);
+  std::vector<CallProfile> calls = profile_calls(*executor_, in, repeat);
+  attach_plan_costs(calls, *executor_, plan_);
+  return calls;
 }
 
 double Session::compile_ms() const { return executor_->compile_ms(); }

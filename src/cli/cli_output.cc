@@ -1,36 +1,12 @@
-// The CLI's "wrote" lines and the missing-weight summary. See cli_output.h.
+// The CLI's "wrote" lines. See cli_output.h.
 #include "cli_output.h"
 
 #include <cstdio>
-#include <filesystem>
 
-#include "tessera/plural.h"
 #include "tessera/text.h"
 
 namespace tessera::cli {
-namespace {
-// The import's warning for a weight whose external data file is absent (src/frontend/onnx_tensor.cc).
-bool is_missing_weight(const std::string& w) {
-  return w.rfind("external data file '", 0) == 0 && w.find("is missing; its constants are shape-only") != std::string::npos;
-}
-}  // namespace
 
 void note_written(const std::string& path) { std::fprintf(stderr, "wrote %s\n", printable(path).c_str()); }
-
-void ImportWarnings::add(const std::string& warning) {
-  (is_missing_weight(warning) ? missing_ : other_).push_back(warning);
-}
-
-void ImportWarnings::print(bool runs) const {
-  for (const std::string& w : other_) std::fprintf(stderr, "warning: %s\n", printable(w).c_str());
-  if (missing_.empty()) return;
-  if (verbose_)
-    for (const std::string& w : missing_) std::fprintf(stderr, "warning: %s\n", printable(w).c_str());
-  const std::string file = std::filesystem::path(model_).filename().string();
-  std::fprintf(stderr, "warning: %s of %s %s not on disk: %s%s\n",
-               count_of(missing_.size(), "weight").c_str(), printable(file).c_str(), missing_.size() == 1 ? "is" : "are",
-               runs ? "running with seeded random weights" : "their shapes are enough to partition; runs use seeded random weights",
-               verbose_ ? "" : " (--verbose lists them)");
-}
 
 }  // namespace tessera::cli

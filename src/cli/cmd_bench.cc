@@ -1,7 +1,7 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
 //   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--max-rel-error E] [--calibration N=F.npy]...
-// (CONTRACTS.md). Per backend combination: partition (search/partitioner.h), then build the plan's
-// executor and time it (latency.h). Prints a table; --json prints a list of {"backends",
+// (CONTRACTS.md). Per backend combination: partition, then build the plan's executor and time it
+// (runtime/bench.h, which tessera.bench in Python shares). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
 // with null values); --svg writes bench_chart.h's bar chart. Every combination runs with the same
 // seeded inputs and weights, one after another, in the order given.
@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "cost_options.h"
 #include "model_options.h"
+#include "runtime/bench.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
@@ -44,31 +45,6 @@ struct BenchArgs {
   AccuracyOptions accuracy;
 };
 
-BenchRow bench_one(const Graph& graph, const std::vector<HostTensor>& inputs, const std::string& combo,
-                   const CostModel& model, const BenchArgs& a, CostDatabase* db, const AccuracyBudget& budget) {
-  BenchRow row;
-  row.backends = split_backend_list(combo);
-  try {
-    PartitionOptions options;
-    options.model_path = a.model.path;
-    options.search = a.search;
-    options.database = db;
-    options.coalesce = !a.no_coalesce;
-    options.measure_wholes = model.name() == "measure";
-    PartitionOutcome outcome = partition_within_budget(graph, resolve_backends(row.backends, {}), model, options, budget);
-    if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
-    // Costs of "roofline" and "measure" are seconds; mock units have no time meaning.
-    if (model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
-    Executor executor(graph, outcome.plan);
-    row.measured_ms = measure_latency(executor, inputs, a.repeat).median_ms;
-  } catch (const UserError& e) {
-    row.error = e.what();
-  } catch (const KernelUnsupported& e) {
-    row.error = e.what();
-  }
-  return row;
-}
-
 void run_bench(const BenchArgs& a) {
   if (a.combos.empty()) throw UserError("--combos", "", "give at least one backend combination, e.g. \"ref\" \"ref,onednn\"");
   if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
@@ -90,11 +66,17 @@ void run_bench(const BenchArgs& a) {
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
 
   std::vector<BenchRow> rows;
-  const AccuracyBudget budget = a.accuracy.budget();
+  BenchOptions options;
+  options.model_path = a.model.path;
+  options.search = a.search;
+  options.coalesce = !a.no_coalesce;
+  options.repeat = a.repeat;
+  options.database = db.get();
+  options.budget = a.accuracy.budget();
   for (size_t i = 0; i < a.combos.size(); ++i) {
     // Progress on stderr: each combination is planned, compiled and timed, seconds apiece.
     std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
-    rows.push_back(bench_one(graph, inputs, a.combos[i], *model, a, db.get(), budget));
+    rows.push_back(bench_combination(graph, inputs, split_backend_list(a.combos[i]), *model, options));
   }
 
   if (a.json) {

@@ -29,31 +29,55 @@ std::vector<std::string> free_names(const RawGraph& g) {
 
 void add_captures(std::vector<RawNode>& nodes) {
   for (RawNode& n : nodes) {
+    n.formal_inputs = n.inputs.size();
     if (n.subgraphs.empty()) continue;
     // By attribute name, so that the order does not depend on the file's attribute order.
     std::sort(n.subgraphs.begin(), n.subgraphs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::set<std::string> have(n.inputs.begin(), n.inputs.end());
+    std::set<std::string> have;
     for (const auto& [_, sub] : n.subgraphs)
       for (const std::string& name : free_names(*sub))
         if (have.insert(name).second) n.inputs.push_back(name);
   }
 }
 
-namespace {
-
-// The branch `name`, or null when the node names none (a JSON If whose branch did not type).
-const RawGraph* branch(const RawNode& raw, const std::string& name) {
+const RawGraph* raw_subgraph(const RawNode& raw, const std::string& name) {
   for (const auto& [attr, g] : raw.subgraphs)
     if (attr == name) return g.get();
   return nullptr;
 }
 
-}  // namespace
+Captures split_captures(const Graph& g, const Node& n, size_t first) {
+  Captures c;
+  for (size_t i = first; i < n.inputs.size(); ++i) {
+    const Value& v = g.value(n.inputs[i]);
+    if (v.is_constant() && v.data) {
+      c.constants.emplace_back(v.name, Tensor{v.type, v.data});
+    } else {
+      c.inputs.emplace_back(v.name, v.type);
+      c.values.push_back(n.inputs[i]);
+    }
+  }
+  return c;
+}
+
+std::shared_ptr<const Graph> build_body(const RawGraph& b, const std::vector<TensorType>& formal, const Captures& c,
+                                        int opset, const std::string& file) {
+  RawGraph body = b;
+  body.opset = opset;
+  for (size_t i = 0; i < formal.size() && i < body.inputs.size(); ++i) body.inputs[i].second = formal[i];
+  body.untyped_inputs.clear();
+  body.inputs.insert(body.inputs.end(), c.inputs.begin(), c.inputs.end());
+  const std::vector<std::string> reads = free_names(b);
+  const std::set<std::string> used(reads.begin(), reads.end());
+  for (const auto& k : c.constants)
+    if (used.count(k.first)) body.constants.push_back(k);
+  return std::make_shared<const Graph>(build_graph(std::move(body), file));
+}
 
 void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known, const std::string& file) {
   const std::string place = "node '" + raw.name + "' (If)";
-  const RawGraph* then_raw = branch(raw, "then_branch");
-  const RawGraph* else_raw = branch(raw, "else_branch");
+  const RawGraph* then_raw = raw_subgraph(raw, "then_branch");
+  const RawGraph* else_raw = raw_subgraph(raw, "else_branch");
   if (!then_raw && !else_raw) throw UserError(file, place, "has neither then_branch nor else_branch graph");
   Node& n = g.nodes[static_cast<size_t>(id)];
   if (n.inputs.empty() || n.inputs[0] == kNoValue) throw UserError(file, place, "has no condition input");
@@ -64,28 +88,11 @@ void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known,
     throw UserError(file, place, "its branches declare other inputs than the " + std::to_string(n.inputs.size() - 1) +
                                      " node inputs after the condition");
   std::vector<ValueId> kept(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(1 + declared));
-  std::vector<std::pair<std::string, TensorType>> captured_inputs;
-  std::vector<std::pair<std::string, Tensor>> captured_constants;
-  for (size_t i = 1 + declared; i < n.inputs.size(); ++i) {
-    const Value& v = g.value(n.inputs[i]);
-    if (v.is_constant() && v.data) {
-      captured_constants.emplace_back(v.name, Tensor{v.type, v.data});
-    } else {
-      captured_inputs.emplace_back(v.name, v.type);
-      kept.push_back(n.inputs[i]);
-    }
-  }
-  auto build = [&](const RawGraph& b) {
-    RawGraph body = b;
-    body.opset = g.opset;
-    body.inputs.insert(body.inputs.end(), captured_inputs.begin(), captured_inputs.end());
-    const std::vector<std::string> reads = free_names(b);
-    const std::set<std::string> used(reads.begin(), reads.end());
-    for (const auto& c : captured_constants)
-      if (used.count(c.first)) body.constants.push_back(c);
-    for (size_t i = 0; i < declared; ++i) body.inputs[i].second = g.value(n.inputs[1 + i]).type;
-    return std::make_shared<const Graph>(build_graph(std::move(body), file));
-  };
+  const Captures captures = split_captures(g, n, 1 + declared);
+  kept.insert(kept.end(), captures.values.begin(), captures.values.end());
+  std::vector<TensorType> formal;
+  for (size_t i = 0; i < declared; ++i) formal.push_back(g.value(n.inputs[1 + i]).type);
+  auto build = [&](const RawGraph& b) { return build_body(b, formal, captures, g.opset, file); };
   // A branch that does not type at these input shapes (silero VAD's 8 kHz branch wants 256
   // samples, its 16 kHz one 512) is left out; choosing it at run time is an error that says why.
   struct Built {

@@ -176,20 +176,18 @@ std::optional<FoldableIf> foldable_if(const Graph& g, const std::vector<char>& f
   return std::nullopt;
 }
 
-// Control flow left after typing: an If whose inputs never got types, a Loop or Scan.
+// Control flow left after typing: an If, Loop or Scan whose inputs never got types.
 void reject_control_flow(const Graph& g, const std::vector<char>& known, const std::vector<char>& folded,
                          const std::vector<char>& closed, const std::string& file) {
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (folded[id] || closed[id] || !n.domain.empty()) continue;
-    if (n.op == "If") {
+    if (n.op == "If" || n.op == "Loop" || n.op == "Scan") {
       std::string unknown;
       for (ValueId v : n.inputs)
         if (v != kNoValue && !known[v]) unknown += (unknown.empty() ? "'" : ", '") + g.value(v).name + "'";
-      throw UserError(file, "node '" + n.name + "' (If)", "cannot type what it reads: " + unknown);
+      throw UserError(file, "node '" + n.name + "' (" + n.op + ")", "cannot type what it reads: " + unknown);
     }
-    if (n.op == "Loop" || n.op == "Scan")
-      throw UserError(file, "node '" + n.name + "' (" + n.op + ")", "op " + n.op + " is not supported (If is)");
   }
 }
 
@@ -279,8 +277,8 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
   if (g.outputs.empty()) throw UserError(file, "outputs", "the graph has no outputs");
 
   // 5. Types: ONNX inference and shape folding, alternately, until neither learns more.
-  // An If whose condition folds is inlined (start over); the others are closed once the values
-  // they read have types, which may type more of the graph.
+  // An If whose condition folds is inlined (start over); the other Ifs and the Loops are closed
+  // once the values they read have types, which may type more of the graph.
   std::vector<char> folded(g.nodes.size(), 0), closed(g.nodes.size(), 0);
   for (bool progress = true; progress;) {
     do {
@@ -290,11 +288,14 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
     progress = false;
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
-      if (folded[id] || closed[id] || n.op != "If" || !n.domain.empty()) continue;
+      if (folded[id] || closed[id] || (n.op != "If" && n.op != "Loop" && n.op != "Scan") || !n.domain.empty()) continue;
       bool ready = true;
       for (ValueId v : n.inputs) ready &= v == kNoValue || static_cast<bool>(known[v]);
       if (!ready) continue;
-      close_if(g, id, nodes[raw_index[static_cast<size_t>(id)]], known, file);
+      const RawNode& raw_node = nodes[raw_index[static_cast<size_t>(id)]];
+      if (n.op == "If") close_if(g, id, raw_node, known, file);
+      else if (n.op == "Loop") close_loop(g, id, raw_node, known, file);
+      else close_scan(g, id, raw_node, known, file);
       closed[id] = progress = true;
     }
   }

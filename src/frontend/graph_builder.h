@@ -8,11 +8,13 @@
 //   4. orders nodes topologically (Kahn's algorithm, ties by file order: a file already in order
 //      keeps its order);
 //   5. infers every missing type with ONNX's shape inference and checks the declared ones;
-//   6. inlines every `If` whose condition is known at import (if_inlining.h) and starts over.
+//   6. inlines every `If` whose condition is known at import (if_inlining.h) and starts over;
+//   7. closes the other `If`s, every `Loop` and `Scan` over what their sub-graphs read (control_flow.h).
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,12 +36,17 @@ struct RawNode {
   // Sub-graph attributes (If's then_branch/else_branch, Loop's body), by attribute name. They
   // read values of the enclosing graphs by name (ONNX's outer scope).
   std::vector<std::pair<std::string, std::shared_ptr<const RawGraph>>> subgraphs;
+  // How many of `inputs` the file gives; add_captures (control_flow.h) appends after them.
+  size_t formal_inputs = 0;
 };
 
 struct RawGraph {
   std::string name;
   int opset = 17;
   std::vector<std::pair<std::string, TensorType>> inputs;
+  // Formal inputs of a sub-graph whose file gives no static type (Loop bodies may leave the types
+  // of their inputs to the node's); their entry in `inputs` is a placeholder until then.
+  std::set<std::string> untyped_inputs;
   std::vector<std::pair<std::string, Tensor>> constants;
   std::vector<RawNode> nodes;
   std::vector<std::string> outputs;

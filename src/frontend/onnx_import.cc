@@ -6,7 +6,7 @@
 // wins, as ONNX Runtime does), symbolic input dimensions (bound from --input-shape, else 1 with a
 // warning), and attributes. Sub-graph attributes (If's branches, Loop's body) become RawGraphs of
 // their own, read the same way (initializers, nodes, outputs); their formal inputs (Loop's
-// iteration count, condition and carried values) must have static types.
+// iteration number, condition and carried values) take the node's types where the file gives none.
 #include <fstream>
 #include <filesystem>
 #include <set>
@@ -120,18 +120,23 @@ int default_opset(const onnx::ModelProto& m, const std::string& path) {
   throw UserError(path, "opset_import", "the model imports no default-domain opset");
 }
 
-// A sub-graph's formal input: a tensor with a static shape (Loop's carried values; If has none).
-TensorType body_input_type(const onnx::ValueInfoProto& vi, const std::string& file, const std::string& where) {
+// A sub-graph's formal input (Loop's iteration number, condition and carried values; If has
+// none): its type when the file gives a static one, else nullopt and the node's types decide
+// (control_flow.h). An element type tessera does not model is refused here.
+std::optional<TensorType> body_input_type(const onnx::ValueInfoProto& vi, const std::string& file, const std::string& where) {
   const std::string place = where + ": input '" + vi.name() + "'";
-  if (!vi.type().has_tensor_type()) throw UserError(file, place, "is not a tensor");
+  if (!vi.type().has_tensor_type()) {
+    if (vi.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return std::nullopt;
+    throw UserError(file, place, "is not a tensor");
+  }
   const auto& tt = vi.type().tensor_type();
+  if (tt.elem_type() == onnx::TensorProto::UNDEFINED) return std::nullopt;
   auto dtype = dtype_from_onnx(tt.elem_type());
   if (!dtype) throw UserError(file, place, "element type " + std::to_string(tt.elem_type()) + " is not supported");
   TensorType t{*dtype, {}};
-  if (!tt.has_shape()) throw UserError(file, place, "has no static shape; tessera needs one for a sub-graph input");
+  if (!tt.has_shape()) return std::nullopt;
   for (const auto& d : tt.shape().dim()) {
-    if (!d.has_dim_value() || d.dim_value() < 0)
-      throw UserError(file, place, "has a symbolic dimension; tessera needs static shapes for sub-graph inputs");
+    if (!d.has_dim_value() || d.dim_value() < 0) return std::nullopt;
     t.shape.push_back(d.dim_value());
   }
   return t;
@@ -153,8 +158,12 @@ std::shared_ptr<const detail::RawGraph> body_from_onnx(const onnx::GraphProto& g
     initializer_names.insert(t.name());
     raw->constants.emplace_back(t.name(), tensor_from_onnx(t, path + ": " + where + ": initializer '" + t.name() + "'", base_dir, warn));
   }
-  for (const auto& vi : gp.input())
-    if (!initializer_names.count(vi.name())) raw->inputs.emplace_back(vi.name(), body_input_type(vi, path, where));
+  for (const auto& vi : gp.input()) {
+    if (initializer_names.count(vi.name())) continue;
+    std::optional<TensorType> t = body_input_type(vi, path, where);
+    if (!t) raw->untyped_inputs.insert(vi.name());
+    raw->inputs.emplace_back(vi.name(), t.value_or(TensorType{}));
+  }
   read_nodes(gp, path, base_dir, warn, where + ": ", *raw);
   for (const auto& vi : gp.output()) raw->outputs.push_back(vi.name());
   return raw;

@@ -57,10 +57,12 @@ void attach_plan_costs(std::vector<CallProfile>& calls, const Executor& executor
     }
     auto from = executor.module().outlined_from.find(c.label);
     if (from == executor.module().outlined_from.end() || from->second.empty()) continue;
+    c.nodes = from->second;
     auto p = partition_of.find(from->second.front());
     if (p == partition_of.end()) continue;
     const Partition& part = plan.partitions[p->second];
     c.backend = part.backend;
+    c.partition = static_cast<int>(p->second);
     if (part.cost.is_value()) c.predicted_ms = part.cost.number() * 1e3;
   }
 }

@@ -1,11 +1,14 @@
 // Control flow at import (src/frontend/control_flow.h, if_inlining.h) and on ref
 // (src/backends/ref/control_flow.cc): an If whose condition folds is inlined; one decided at run
 // time stays, closed over what its branches read, and ref runs the branch the condition picks;
-// the JSON form round-trips; Loop is refused with the node's name.
+// the JSON form round-trips; a Loop is closed the same way and ref runs its body per iteration;
+// a Scan is typed from its static length and run per row.
 #include <catch2/catch.hpp>
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -160,25 +163,134 @@ TEST_CASE("an If whose condition folds at import is inlined", "[frontend][contro
   CHECK(squeeze);
 }
 
-TEST_CASE("Loop is refused with the node's name and op", "[frontend][control_flow]") {
-  onnx::GraphProto g;
-  g.set_name("loop");
-  *g.add_input() = value_info_to_onnx("x", TensorType{DType::f32, {2}});
-  onnx::NodeProto loop = node("Loop", {"", ""}, {"y"}, "my_loop");
-  onnx::GraphProto body = branch("body", {node("Identity", {"x"}, {"t"})}, "cond_out");
-  *body.add_input() = value_info_to_onnx("i", TensorType{DType::i64, {}});
-  *body.add_input() = value_info_to_onnx("cond_in", TensorType{DType::boolean, {}});
-  *body.add_node() = node("Identity", {"cond_in"}, {"cond_out"});
-  *loop.add_attribute() = graph_attr("body", body);
-  *g.add_node() = loop;
-  g.add_output()->set_name("y");
-  try {
-    load(model(g));
-    FAIL("expected a UserError");
-  } catch (const UserError& e) {
-    const std::string what = e.what();
-    CHECK(what.find("node 'my_loop' (Loop)") != std::string::npos);
-    CHECK(what.find("not supported") != std::string::npos);
+namespace {
+
+// loop_scan.onnx (tests/inputs/good/make_control_flow_onnx.py): a = Relu(x), b = Sigmoid(x);
+// s_final, scans = Loop(4, "", a) {s' = 0.5 s + i w; scan = s' + b}; y = MatMul(s_final, w2).
+constexpr const char* kLoopScan = "tests/inputs/good/loop_scan.onnx";
+
+Graph load_file(const std::string& path) {
+  ImportOptions options;
+  options.warn = [](const std::string&) {};
+  return load_model(path, options);
+}
+
+std::vector<HostTensor> run_loop_scan(const Graph& g, const std::vector<float>& x) {
+  std::map<ValueId, HostTensor> bindings;
+  bindings[g.find_value("x")] = HostTensor::of<float>(DType::f32, {2, 3}, x);
+  std::vector<HostTensor> values = interpret(g, make_ref_kernels(), bindings), outs;
+  for (ValueId v : g.outputs) outs.push_back(values[static_cast<size_t>(v)]);
+  return outs;
+}
+
+}  // namespace
+
+TEST_CASE("a Loop is closed over what its body reads and typed from its inputs", "[frontend][control_flow]") {
+  Graph g = load_file(kLoopScan);
+  const NodeId id = g.find_node("loop");
+  REQUIRE(id != kNoNode);
+  const Node& n = g.node(id);
+  // trips, no condition, a; then the captured intermediate b (w, an initializer, is copied in).
+  REQUIRE(n.inputs.size() == 4);
+  CHECK(g.value(n.inputs[0]).name == "trips");
+  CHECK(n.inputs[1] == kNoValue);
+  CHECK(g.value(n.inputs[2]).name == "a");
+  CHECK(g.value(n.inputs[3]).name == "b");
+  CHECK(attr_int(n.attrs, "captured_inputs", 0) == 1);
+  const Graph* body = attr_graph(n.attrs, "body");
+  REQUIRE(body);
+  REQUIRE(body->inputs.size() == 4);
+  CHECK(body->value(body->inputs[0]).type == TensorType{DType::i64, {}});
+  CHECK(body->value(body->inputs[2]).type == TensorType{DType::f32, {2, 3}});
+  CHECK(body->value(body->inputs[3]).name == "b");
+  CHECK(body->value(body->find_value("w")).is_constant());
+  CHECK(g.value(n.outputs[0]).type == TensorType{DType::f32, {2, 3}});
+  CHECK(g.value(n.outputs[1]).type == TensorType{DType::f32, {4, 2, 3}});
+}
+
+TEST_CASE("ref runs a Loop: carried values, stacked scan outputs, outer values", "[frontend][control_flow]") {
+  Graph g = load_file(kLoopScan);
+  const std::vector<float> x = {-1, 0.5f, 2, -0.25f, 1, 0};
+  std::vector<HostTensor> out = run_loop_scan(g, x);
+  // The same by hand: s0 = relu(x); s <- 0.5 s + i w for i = 0..3; scans[i] = s + sigmoid(x).
+  const float w[3] = {0.5f, -1, 2};
+  std::vector<float> s(6), scans;
+  for (size_t k = 0; k < 6; ++k) s[k] = std::max(x[k], 0.0f);
+  for (int i = 0; i < 4; ++i)
+    for (size_t k = 0; k < 6; ++k) {
+      s[k] = s[k] * 0.5f + static_cast<float>(i) * w[k % 3];
+      scans.push_back(s[k] + 1 / (1 + std::exp(-x[k])));
+    }
+  REQUIRE(out[1].type == TensorType{DType::f32, {4, 2, 3}});
+  for (size_t k = 0; k < scans.size(); ++k) CHECK(out[1].as<float>()[k] == Approx(scans[k]).margin(1e-6));
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 4; ++c) {
+      float y = 0;
+      for (int k = 0; k < 3; ++k) y += s[static_cast<size_t>(r * 3 + k)] * static_cast<float>(k * 4 + c) / 10.0f;
+      CHECK(out[0].as<float>()[static_cast<size_t>(r * 4 + c)] == Approx(y).margin(1e-5));
+    }
+}
+
+TEST_CASE("a graph with a Loop round-trips through JSON and ONNX", "[frontend][control_flow]") {
+  Graph g = load_file(kLoopScan);
+  const std::vector<float> x = {1, 2, 3, -4, -5, 6};
+  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  CHECK(back == g);
+  testing::TempDir dir;
+  const std::string path = dir.file("exported.onnx");
+  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
+  Graph again = load_file(path);
+  CHECK(attr_int(again.node(again.find_node("loop")).attrs, "captured_inputs", 0) == 1);
+  const auto want = run_loop_scan(g, x);
+  for (const Graph* other : {&back, &again}) {
+    const auto got = run_loop_scan(*other, x);
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) CHECK(got[k].bytes == want[k].bytes);
+  }
+}
+
+TEST_CASE("a Scan is typed from its scan length and round-trips through JSON and ONNX", "[frontend][control_flow]") {
+  // scan.onnx (make_control_flow_onnx.py): s0 = Relu(x0) [4]; a [3, 4] along axis 0, b [4, 3] along
+  // axis 1 backwards; outputs s_final [4], ys stacked on axis 1 [4, 3], zs reversed [3, 4].
+  Graph g = load_file("tests/inputs/good/scan.onnx");
+  const Node& n = g.node(g.find_node("scan"));
+  REQUIRE(n.inputs.size() == 4);
+  CHECK(g.value(n.inputs[3]).name == "c");
+  CHECK(attr_int(n.attrs, "captured_inputs", 0) == 1);
+  const Graph* body = attr_graph(n.attrs, "body");
+  REQUIRE(body);
+  for (size_t i = 0; i < 3; ++i) CHECK(body->value(body->inputs[i]).type == TensorType{DType::f32, {4}});
+  CHECK(g.value(n.outputs[1]).type == TensorType{DType::f32, {4, 3}});
+  CHECK(g.value(n.outputs[2]).type == TensorType{DType::f32, {3, 4}});
+
+  auto run = [](const Graph& graph) {
+    std::map<ValueId, HostTensor> bindings;
+    bindings[graph.find_value("x0")] = HostTensor::of<float>(DType::f32, {4}, {-1, 0.5f, 2, 0});
+    bindings[graph.find_value("a")] = HostTensor::random(TensorType{DType::f32, {3, 4}}, 1);
+    bindings[graph.find_value("b")] = HostTensor::random(TensorType{DType::f32, {4, 3}}, 2);
+    std::vector<HostTensor> values = interpret(graph, make_ref_kernels(), bindings), outs;
+    for (ValueId v : graph.outputs) outs.push_back(values[static_cast<size_t>(v)]);
+    return outs;
+  };
+  // ys[:, 0] is the first state after one step: 0.5 relu(x0) + a[0] b[:, 2] + sigmoid(x0).
+  const auto want = run(g);
+  const HostTensor a = HostTensor::random(TensorType{DType::f32, {3, 4}}, 1);
+  const HostTensor b = HostTensor::random(TensorType{DType::f32, {4, 3}}, 2);
+  const float x0[4] = {-1, 0.5f, 2, 0};
+  for (size_t i = 0; i < 4; ++i) {
+    const float s = 0.5f * std::max(x0[i], 0.0f) + a.as<float>()[i] * b.as<float>()[i * 3 + 2] + 1 / (1 + std::exp(-x0[i]));
+    CHECK(want[1].as<float>()[i * 3] == Approx(s).margin(1e-6));
+  }
+  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  CHECK(back == g);
+  testing::TempDir dir;
+  const std::string path = dir.file("exported.onnx");
+  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
+  Graph again = load_file(path);
+  for (const Graph* other : {&back, &again}) {
+    const auto got = run(*other);
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) CHECK(got[k].bytes == want[k].bytes);
   }
 }
 

@@ -43,6 +43,55 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(issubclass(tessera.Error, Exception))
 
 
+def model_without_weights(d, count):
+    """A model exported without its weights: `count` initializers in an external file that is absent."""
+    import onnx
+    from onnx import TensorProto, helper
+    nodes, inits = [], []
+    for k in range(count):
+        w = TensorProto(name=f"w{k}", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+        for key, value in (("location", "weights.bin"), ("offset", str(16 * k)), ("length", "16")):
+            entry = w.external_data.add()
+            entry.key, entry.value = key, value
+        inits.append(w)
+        nodes.append(helper.make_node("Add", [f"x{k}", f"w{k}"], [f"x{k + 1}"], name=f"add{k}"))
+    g = helper.make_graph(nodes, "no_weights", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info(f"x{count}", TensorProto.FLOAT, [4])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = os.path.join(d, "no_weights.onnx")
+    onnx.save(m, path)
+    return path
+
+
+class WarningTest(unittest.TestCase):
+    def load_in_subprocess(self, path, verbose):
+        # The warnings go to the process's stderr (as the CLI's), so a child process shows them.
+        code = f"import tessera; m = tessera.Model({path!r}, verbose={verbose}); print(m.num_nodes)"
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    def test_missing_weights_are_one_summary_line_as_in_the_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = model_without_weights(d, 5)
+            r = self.load_in_subprocess(path, False)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "5")
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+            self.assertIn("warning: 5 weights of no_weights.onnx are not on disk: running with seeded random weights "
+                          "(verbose=True lists them)", r.stderr)
+            cli_run = cli("info", path)
+            self.assertEqual(cli_run.returncode, 0, cli_run.stderr)
+            self.assertEqual(cli_run.stderr.count("\n"), 1, cli_run.stderr)
+            self.assertIn("5 weights of no_weights.onnx are not on disk", cli_run.stderr)
+
+    def test_verbose_lists_each_missing_weight(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.load_in_subprocess(model_without_weights(d, 3), True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.count("is missing; its constants are shape-only"), 3, r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 4, r.stderr)
+
+
 class PlanTest(unittest.TestCase):
     def test_partition_matches_the_cli_byte_for_byte(self):
         model = tessera.Model(MLP)
@@ -123,6 +172,67 @@ class PlanTest(unittest.TestCase):
             self.assertEqual(again.accuracy["calibration"], "seeded:0")
         with self.assertRaises(tessera.Error):
             tessera.partition(model, backends=backends, cost="roofline", max_rel_error=-1.0)
+
+
+class ProfileAndBenchTest(unittest.TestCase):
+    """Session.profile and tessera.bench: the CLI's `run --profile` and `bench`, from Python."""
+
+    def test_profile_lists_the_calls_the_cli_profiles_with_their_predicted_costs(self):
+        model = tessera.Model(CONV)
+        plan = tessera.partition(model, backends=["ref", "onednn", "eigen"], cost="roofline")
+        calls = tessera.Session(model, plan).profile(repeat=2)
+        keys = {"call", "kernel", "backend", "partition", "nodes", "predicted_ms", "measured_ms"}
+        self.assertTrue(all(set(c) == keys for c in calls))
+        self.assertTrue(all(c["measured_ms"] >= 0 for c in calls))
+        # Every partition is one call, with the partition's cost (s) as its prediction (ms).
+        parts = plan.partitions
+        by_partition = {c["partition"]: c for c in calls if c["partition"] is not None}
+        self.assertEqual(sorted(by_partition), list(range(len(parts))))
+        for k, c in by_partition.items():
+            self.assertEqual(c["backend"], parts[k]["backend"])
+            self.assertAlmostEqual(c["predicted_ms"], parts[k]["cost"] * 1e3, places=9)
+            self.assertEqual(sorted(c["nodes"]), sorted(parts[k]["nodes"]))
+        # The same calls, in the same order, as `tessera run --profile` prints.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "plan.json")
+            plan.save(path)
+            r = cli("run", CONV, "--plan", path, "--profile", "--repeat", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = [line for line in r.stdout.splitlines() if line[:1].isdigit()]
+            self.assertEqual(len(rows), len(calls), r.stdout)
+            for line, c in zip(rows, calls):
+                self.assertIn(" " + c["kernel"][:34] + " ", line)
+
+    def test_profile_takes_inputs_like_run_and_refuses_bad_ones(self):
+        model = tessera.Model(MLP)
+        session = tessera.Session(model, tessera.partition(model, backends=["ref"], cost="roofline"))
+        self.assertTrue(session.profile({"x": np.ones((1, 16), np.float64)}, repeat=1))
+        with self.assertRaises(tessera.Error):
+            session.profile({"nope": np.ones((1, 16), np.float32)})
+        with self.assertRaises(tessera.Error):
+            session.profile(repeat=0)
+
+    def test_bench_predicts_as_the_cli_and_measures_every_combination(self):
+        model = tessera.Model(MLP)
+        rows = tessera.bench(model, ["ref", "ref,onednn", ["ref", "eigen"]], repeat=1)
+        self.assertEqual([r["backends"] for r in rows], [["ref"], ["ref", "onednn"], ["ref", "eigen"]])
+        for r in rows:
+            self.assertEqual(set(r), {"backends", "predicted_ms", "measured_ms", "rel_error", "error"})
+            self.assertIsNone(r["error"])
+            self.assertGreater(r["measured_ms"], 0)
+            plan = tessera.partition(model, backends=r["backends"], cost="roofline")
+            self.assertAlmostEqual(r["predicted_ms"], plan.total_cost * 1e3, places=9)
+        import json
+        out = cli("bench", MLP, "--combos", "ref", "ref,onednn", "ref,eigen", "--json", "--repeat", "1")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        for mine, theirs in zip(rows, json.loads(out.stdout)):
+            self.assertEqual(mine["backends"], theirs["backends"])
+            self.assertAlmostEqual(mine["predicted_ms"], theirs["predicted_ms"], places=9)
+
+    def test_bench_refuses_a_misspelt_backend_before_running(self):
+        with self.assertRaises(tessera.Error) as e:
+            tessera.bench(tessera.Model(MLP), ["ref", "ref,onedn"])
+        self.assertIn("onedn", str(e.exception))
 
 
 class SessionTest(unittest.TestCase):

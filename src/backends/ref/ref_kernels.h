@@ -29,7 +29,7 @@ void register_generate(KernelRegistry& r);       // generate.cc: Cast, ConstantO
 void register_resize(KernelRegistry& r);         // resize.cc: Resize (nearest, linear)
 void register_indexing(KernelRegistry& r);       // indexing.cc: GatherND, Scatter*, OneHot, Trilu
 void register_recurrent(KernelRegistry& r);      // recurrent.cc: RNN, GRU, LSTM
-void register_control_flow(KernelRegistry& r);   // control_flow.cc: If (branches interpreted)
+void register_control_flow(KernelRegistry& r);   // control_flow.cc: If, Loop, Scan (sub-graphs interpreted)
 
 }  // namespace tessera::ref
 

@@ -82,3 +82,50 @@ write("pool_stride_zero.onnx",
       model_with([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3], strides=[0, 2])], [],
                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]),
       "node 'pool' (MaxPool): strides 0 is outside [1, 2^31)")
+
+# Loop (docs/control_flow.md): what import refuses, naming the node.
+def loop_body(nodes, inputs, outputs):
+    return helper.make_graph(nodes, "body", inputs, outputs)
+
+
+def loop_io(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+i_in, c_in = loop_io("i", TensorProto.INT64, []), loop_io("cond_in", TensorProto.BOOL, [])
+c_out = helper.make_node("Identity", ["cond_in"], ["cond_out"])
+trips = numpy_helper.from_array(np.array(3, np.int64), "trips")
+write("loop_no_body.onnx",
+      model_with([helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop")], [trips]),
+      "node 'loop' (Loop): has no body graph")
+write("loop_wrong_arity.onnx",
+      model_with([helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop",
+                                   body=loop_body([c_out], [i_in, c_in], [loop_io("cond_out", TensorProto.BOOL, [])]))],
+                 [trips]),
+      "node 'loop' (Loop): takes 3 inputs (trip count, condition, loop-carried values) but its body 2")
+write("loop_carried_grows.onnx",
+      model_with([helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop",
+                                   body=loop_body([c_out, helper.make_node("Concat", ["v", "v"], ["v2"], axis=0)],
+                                                  [i_in, c_in, loop_io("v", TensorProto.FLOAT, [4])],
+                                                  [loop_io("cond_out", TensorProto.BOOL, []),
+                                                   loop_io("v2", TensorProto.FLOAT, [8])]))],
+                 [trips]),
+      "node 'loop' (Loop): loop-carried value 0 enters the body as f32[4] and leaves it as f32[8]")
+write("loop_scan_runtime_trips.onnx",
+      model_with([helper.make_node("Loop", ["n", "", "x"], ["v_final", "y"], name="loop",
+                                   body=loop_body([c_out, helper.make_node("Relu", ["v"], ["r"])],
+                                                  [i_in, c_in, loop_io("v", TensorProto.FLOAT, [4])],
+                                                  [loop_io("cond_out", TensorProto.BOOL, []),
+                                                   loop_io("v", TensorProto.FLOAT, [4]),
+                                                   loop_io("r", TensorProto.FLOAT, [4])]))], [],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                  helper.make_tensor_value_info("n", TensorProto.INT64, [])]),
+      "node 'loop' (Loop): scan output 'y' stacks one value per iteration, and its trip count 'n' is computed at run time")
+write("scan_lengths_differ.onnx",
+      model_with([helper.make_node("Scan", ["x", "z"], ["y"], name="scan", num_scan_inputs=2,
+                                   body=loop_body([helper.make_node("Add", ["a", "b"], ["c"])],
+                                                  [loop_io("a", TensorProto.FLOAT, []), loop_io("b", TensorProto.FLOAT, [])],
+                                                  [loop_io("c", TensorProto.FLOAT, [])]))], [],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                  helper.make_tensor_value_info("z", TensorProto.FLOAT, [3])]),
+      "node 'scan' (Scan): scan inputs have different lengths (4 and 3)")
