@@ -46,6 +46,18 @@ const RawGraph* raw_subgraph(const RawNode& raw, const std::string& name) {
   return nullptr;
 }
 
+void type_outputs(Graph& g, const Node& n, const std::vector<TensorType>& types, std::vector<char>& known,
+                  const std::string& file, const std::string& place) {
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    Value& out = g.value(n.outputs[k]);
+    if (known[n.outputs[k]] && !(out.type == types[k]))
+      throw UserError(file, place, "output '" + out.name + "' is declared " + to_string(out.type) + " but the body gives " +
+                                       to_string(types[k]));
+    out.type = types[k];
+    known[n.outputs[k]] = 1;
+  }
+}
+
 Captures split_captures(const Graph& g, const Node& n, size_t first) {
   Captures c;
   for (size_t i = first; i < n.inputs.size(); ++i) {

@@ -62,6 +62,11 @@ Captures split_captures(const Graph& g, const Node& n, size_t first);
 std::shared_ptr<const Graph> build_body(const RawGraph& b, const std::vector<TensorType>& formal, const Captures& c,
                                         int opset, const std::string& file);
 
+// Gives node `n`'s outputs the types its body computes (`types`, one per output), refusing one
+// the model declared otherwise; marks them known. `place` names the node in the message.
+void type_outputs(Graph& g, const Node& n, const std::vector<TensorType>& types, std::vector<char>& known,
+                  const std::string& file, const std::string& place);
+
 // The sub-graph attribute `name` of `raw`, or null.
 const RawGraph* raw_subgraph(const RawNode& raw, const std::string& name);
 

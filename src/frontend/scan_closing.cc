@@ -93,14 +93,7 @@ void close_scan(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& know
     }
     out_types.push_back(t);
   }
-  for (size_t k = 0; k < n.outputs.size(); ++k) {
-    Value& out = g.value(n.outputs[k]);
-    if (known[n.outputs[k]] && !(out.type == out_types[k]))
-      throw UserError(file, place, "output '" + out.name + "' is declared " + to_string(out.type) + " but the body gives " +
-                                       to_string(out_types[k]));
-    out.type = out_types[k];
-    known[n.outputs[k]] = 1;
-  }
+  type_outputs(g, n, out_types, known, file, place);
   n.inputs.resize(formal);
   n.inputs.insert(n.inputs.end(), captures.values.begin(), captures.values.end());
   n.attrs["body"] = GraphAttr{body};

@@ -16,32 +16,23 @@ using I = std::vector<int64_t>;
 
 namespace {
 
-// Plain [N,C,H,W] data -> the bytes of `layout`, and back.
-HostTensor to_layout(const HostTensor& plain, Layout layout) {
-  if (layout == Layout::plain) return plain;
-  const Shape& s = plain.type.shape;
-  HostTensor out(plain.type);
-  auto src = plain.as<float>();
+// Plain [N,C,H,W] data -> the bytes of `layout` (to = true), or back (to = false).
+HostTensor permuted(const HostTensor& t, Layout layout, bool to) {
+  if (layout == Layout::plain) return t;
+  const Shape& s = t.type.shape;
+  HostTensor out(t.type);
+  auto src = t.as<float>();
   auto dst = out.as<float>();
   for (int64_t n = 0; n < s[0]; ++n)
     for (int64_t c = 0; c < s[1]; ++c)
-      for (int64_t hw = 0; hw < s[2] * s[3]; ++hw)
-        dst[size_t((n * s[2] * s[3] + hw) * s[1] + c)] = src[size_t((n * s[1] + c) * s[2] * s[3] + hw)];
+      for (int64_t hw = 0; hw < s[2] * s[3]; ++hw) {
+        const size_t plain = size_t((n * s[1] + c) * s[2] * s[3] + hw), nhwc = size_t((n * s[2] * s[3] + hw) * s[1] + c);
+        dst[to ? nhwc : plain] = src[to ? plain : nhwc];
+      }
   return out;
 }
-
-HostTensor from_layout(const HostTensor& stored, Layout layout) {
-  if (layout == Layout::plain) return stored;
-  const Shape& s = stored.type.shape;
-  HostTensor out(stored.type);
-  auto src = stored.as<float>();
-  auto dst = out.as<float>();
-  for (int64_t n = 0; n < s[0]; ++n)
-    for (int64_t c = 0; c < s[1]; ++c)
-      for (int64_t hw = 0; hw < s[2] * s[3]; ++hw)
-        dst[size_t((n * s[1] + c) * s[2] * s[3] + hw)] = src[size_t((n * s[2] * s[3] + hw) * s[1] + c)];
-  return out;
-}
+HostTensor to_layout(const HostTensor& plain, Layout layout) { return permuted(plain, layout, true); }
+HostTensor from_layout(const HostTensor& stored, Layout layout) { return permuted(stored, layout, false); }
 
 // Runs fn on `backend` with plain boundaries and with its native ones (`activation` as codegen
 // would pass it) on the same logical inputs; the outputs must agree. Returns the layouts used.
