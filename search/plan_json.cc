@@ -161,7 +161,9 @@ void check_plan_binding(const Plan& plan, const Graph& graph, const std::string&
     if (actual != plan.model_fingerprint)
       throw UserError(file, "model_fingerprint",
                       "the plan was made for another model (fingerprint " + plan.model_fingerprint + ", " + model +
-                          " has " + actual + "; plan's model field: " + plan.model + ")");
+                          " has " + actual + "; plan's model field: " + plan.model +
+                          "; a plan made with --no-simplify runs only with --no-simplify, and one made before "
+                          "import simplified ONNX graphs must be made again)");
   }
 }
 
