@@ -2,7 +2,7 @@
 # Runs the libFuzzer targets (fuzz/, docs/fuzzing.md) from their seed corpora.
 #
 #   scripts/fuzz.sh                      smoke: 5 s per target
-#   scripts/fuzz.sh --ci                 the same, as CI runs it (scripts/test.sh)
+#   scripts/fuzz.sh --ci                 the same, as CI runs it (scripts/sanitize.sh --ci)
 #   scripts/fuzz.sh --seconds 600        a campaign: 10 minutes per target
 #   scripts/fuzz.sh --seconds 60 onnx plan    only these targets
 #   options: --build-dir DIR (default build-fuzz; configured and built with clang if needed),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README command 2: set up, build, and run the whole test suite through ctest, then the fuzz smoke.
+# README command 2: set up, build, and run the whole test suite through ctest, then the sanitizer
+# stage (sanitized tests and the fuzz smoke).
 # Fails when any test fails, and when any test reports Skipped: a test that cannot run here
 # (missing models, data or Python packages) says so through ctest's skip, and CI, which installs
 # everything (scripts/setup.sh, scripts/fetch_models.sh), must run them all. TESSERA_ALLOW_SKIPS=1
@@ -27,12 +28,13 @@ if [ -n "$skipped" ]; then
   [ "${TESSERA_ALLOW_SKIPS:-0}" = "1" ] || exit 1
 fi
 cd ..
-# Fuzz smoke (docs/fuzzing.md): the libFuzzer targets built with clang + ASan/UBSan into
-# build-fuzz/ (the targets only), then 5 s each from the seed corpora with a fixed seed. Measured
-# on the 2-core CI machine: about 4 minutes with a cold compiler cache, a minute when built.
-# TESSERA_FUZZ_SMOKE=0 leaves it out (e.g. a machine without clang).
-if [ "${TESSERA_FUZZ_SMOKE:-1}" != "0" ]; then
+# The sanitizer stage (docs/fuzzing.md, scripts/sanitize.sh): clang + ASan/UBSan into build-fuzz/,
+# the libFuzzer targets and the tests of the libraries they compile (loaders, IR, partitioning,
+# costs, search); ctest -L sanitize there, then 5 s of each fuzz target from its seed corpus with
+# a fixed seed. TESSERA_FUZZ_SMOKE=0 leaves out the fuzz smoke, TESSERA_SANITIZE_CTEST=0 the
+# sanitized ctest; both leave out the stage (e.g. a machine without clang).
+if [ "${TESSERA_FUZZ_SMOKE:-1}" != "0" ] || [ "${TESSERA_SANITIZE_CTEST:-1}" != "0" ]; then
   start=$SECONDS
-  bash scripts/fuzz.sh --ci --seconds "${FUZZ_SECONDS:-5}"
-  echo "test: fuzz smoke ok in $((SECONDS - start)) s"
+  bash scripts/sanitize.sh --ci
+  echo "test: sanitizer stage ok in $((SECONDS - start)) s"
 fi

@@ -141,18 +141,42 @@ void mark_shaping_constants(Graph& g) {
         g.value(n.inputs[i]).shapes_computation = true;
 }
 
-// Removes folded nodes (their outputs are constants now) and renumbers the rest.
+// Removes folded nodes (their outputs are constants now) and renumbers the rest. Values are
+// renumbered too: a graph's JSON form lists every constant before the first node's outputs, so
+// its re-import numbers a folded constant before the outputs of the nodes that remain, and
+// graph_from_json(graph_to_json(g)) == g (json_graph.h) needs the same order here. Before:
+// x, w, c = Conv(x, w), y = Size(c) folded; after: x, w, y, c (a fuzz_onnx finding).
 Graph drop_folded_nodes(Graph g, const std::vector<char>& folded) {
   if (std::find(folded.begin(), folded.end(), 1) == folded.end()) return g;
+  // Rank of each value: 0 inputs and constants of the file, 1 folded outputs, 2 node outputs.
+  std::vector<int> rank(g.values.size(), 0);
+  for (NodeId id = 0; id < static_cast<NodeId>(g.nodes.size()); ++id)
+    for (ValueId v : g.nodes[id].outputs) rank[v] = folded[id] ? 1 : 2;
+  std::vector<ValueId> order(g.values.size());   // new id -> old id
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<ValueId>(i);
+  std::stable_sort(order.begin(), order.end(), [&](ValueId a, ValueId b) { return rank[a] < rank[b]; });
+  std::vector<ValueId> new_id(g.values.size());
+  for (size_t i = 0; i < order.size(); ++i) new_id[order[i]] = static_cast<ValueId>(i);
+  auto renumber = [&](std::vector<ValueId>& ids) {
+    for (ValueId& v : ids)
+      if (v != kNoValue) v = new_id[v];
+  };
+
   Graph out;
   out.name = g.name;
   out.source = g.source;
   out.opset = g.opset;
-  out.values = std::move(g.values);
+  for (ValueId old : order) out.values.push_back(std::move(g.values[old]));
   out.inputs = std::move(g.inputs);
   out.outputs = std::move(g.outputs);
-  for (NodeId id = 0; id < static_cast<NodeId>(g.nodes.size()); ++id)
-    if (!folded[id]) out.add_node(std::move(g.nodes[id]));
+  renumber(out.inputs);
+  renumber(out.outputs);
+  for (NodeId id = 0; id < static_cast<NodeId>(g.nodes.size()); ++id) {
+    if (folded[id]) continue;
+    renumber(g.nodes[id].inputs);
+    renumber(g.nodes[id].outputs);
+    out.add_node(std::move(g.nodes[id]));
+  }
   return out;
 }
 

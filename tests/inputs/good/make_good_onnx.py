@@ -17,6 +17,20 @@ m.ir_version = 8
 onnx.checker.check_model(m)
 onnx.save(m, os.path.join(here, "symbolic.onnx"))
 
+# A node output folded at import after a node that stays: Size(c) is a constant, numbered after c
+# in the file's order but listed before it in the JSON form (found by fuzz_onnx: the JSON round
+# trip renumbered the values, docs/fuzzing.md).
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+c = helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 4, 8, 8])
+n = helper.make_tensor_value_info("n", TensorProto.INT64, [])
+conv = helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1])
+size = helper.make_node("Size", ["c"], ["n"], name="size")
+g = helper.make_graph([conv, size], "folded_after_node", [x], [c, n], initializer=[w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(here, "folded_after_node.onnx"))
+
 # Every simplify_graph pass (src/frontend/simplify.cc) in one graph, with real weights:
 # Conv -> Identity -> BatchNormalization -> Relu -> Transpose pair -> Dropout -> grouped
 # ConvTranspose -> Add(per-channel bias) -> BatchNormalization -> Reshape to the same shape ->
