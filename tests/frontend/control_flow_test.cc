@@ -175,6 +175,15 @@ Graph load_file(const std::string& path) {
   return load_model(path, options);
 }
 
+// `g` written as tessera JSON and read back, and written as ONNX and read back.
+std::pair<Graph, Graph> round_trips(const Graph& g) {
+  Graph json = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  testing::TempDir dir;
+  const std::string path = dir.file("exported.onnx");
+  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
+  return {std::move(json), load_file(path)};
+}
+
 std::vector<HostTensor> run_loop_scan(const Graph& g, const std::vector<float>& x) {
   std::map<ValueId, HostTensor> bindings;
   bindings[g.find_value("x")] = HostTensor::of<float>(DType::f32, {2, 3}, x);
@@ -234,12 +243,8 @@ TEST_CASE("ref runs a Loop: carried values, stacked scan outputs, outer values",
 TEST_CASE("a graph with a Loop round-trips through JSON and ONNX", "[frontend][control_flow]") {
   Graph g = load_file(kLoopScan);
   const std::vector<float> x = {1, 2, 3, -4, -5, 6};
-  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  auto [back, again] = round_trips(g);
   CHECK(back == g);
-  testing::TempDir dir;
-  const std::string path = dir.file("exported.onnx");
-  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
-  Graph again = load_file(path);
   CHECK(attr_int(again.node(again.find_node("loop")).attrs, "captured_inputs", 0) == 1);
   const auto want = run_loop_scan(g, x);
   for (const Graph* other : {&back, &again}) {
@@ -281,12 +286,8 @@ TEST_CASE("a Scan is typed from its scan length and round-trips through JSON and
     const float s = 0.5f * std::max(x0[i], 0.0f) + a.as<float>()[i] * b.as<float>()[i * 3 + 2] + 1 / (1 + std::exp(-x0[i]));
     CHECK(want[1].as<float>()[i * 3] == Approx(s).margin(1e-6));
   }
-  Graph back = graph_from_json(graph_to_json(g), "roundtrip.json", ImportOptions{});
+  auto [back, again] = round_trips(g);
   CHECK(back == g);
-  testing::TempDir dir;
-  const std::string path = dir.file("exported.onnx");
-  std::ofstream(path, std::ios::binary) << graph_to_onnx(g).SerializeAsString();
-  Graph again = load_file(path);
   for (const Graph* other : {&back, &again}) {
     const auto got = run(*other);
     REQUIRE(got.size() == want.size());

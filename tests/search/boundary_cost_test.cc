@@ -22,23 +22,13 @@ namespace {
 // The contract's rule, written out directly from a plan's partitions: every value produced inside
 // a partition on backend A (not a graph output) pays, once per other backend B reading it.
 double recount_boundaries(const Plan& plan, const Graph& g, const MockCosts& mc) {
-  std::vector<std::string> backend_of(size_t(g.num_nodes()));
-  for (const Partition& p : plan.partitions) p.nodes.for_each([&](int n) { backend_of[size_t(n)] = p.backend; });
   double total = 0;
-  for (int n = 0; n < g.num_nodes(); ++n) {
-    for (ValueId v : g.node(n).outputs) {
-      if (g.is_output(v)) continue;
-      std::set<std::string> readers;
-      for (int r = 0; r < g.num_nodes(); ++r)
-        for (ValueId in : g.node(r).inputs)
-          if (in == v && backend_of[size_t(r)] != backend_of[size_t(n)]) readers.insert(backend_of[size_t(r)]);
-      for (const std::string& to : readers) {
-        auto it = mc.boundary_pairs.find(backend_of[size_t(n)] + "->" + to);
-        const MockCrossing& c = it != mc.boundary_pairs.end() ? it->second : mc.boundary_default;
-        total += c.latency + double(g.value(v).type.bytes()) * c.per_byte;
-      }
+  for (const HandCrossing& c : hand_crossings(plan, g))
+    for (const std::string& to : c.to) {
+      auto it = mc.boundary_pairs.find(c.from + "->" + to);
+      const MockCrossing& price = it != mc.boundary_pairs.end() ? it->second : mc.boundary_default;
+      total += price.latency + double(g.value(c.value).type.bytes()) * price.per_byte;
     }
-  }
   return total;
 }
 

@@ -50,18 +50,13 @@ void make_images(Graph& g) {
 // The rule written out from the plan: a value produced on backend A (not a graph output) pays
 // per_element * size once per boundary layout L != layout(A) among the backends reading it.
 double recount(const Plan& plan, const Graph& g, const std::map<std::string, Layout>& layout, double per_element) {
-  std::vector<std::string> backend_of(size_t(g.num_nodes()));
-  for (const Partition& p : plan.partitions) p.nodes.for_each([&](int n) { backend_of[size_t(n)] = p.backend; });
   double total = 0;
-  for (int n = 0; n < g.num_nodes(); ++n)
-    for (ValueId v : g.node(n).outputs) {
-      if (g.is_output(v)) continue;
-      std::set<Layout> wanted;
-      for (int r = 0; r < g.num_nodes(); ++r)
-        for (ValueId in : g.node(r).inputs)
-          if (in == v && layout.at(backend_of[size_t(r)]) != layout.at(backend_of[size_t(n)])) wanted.insert(layout.at(backend_of[size_t(r)]));
-      total += double(wanted.size()) * per_element * double(g.value(v).type.numel());
-    }
+  for (const HandCrossing& c : hand_crossings(plan, g)) {
+    std::set<Layout> wanted;
+    for (const std::string& to : c.to)
+      if (layout.at(to) != layout.at(c.from)) wanted.insert(layout.at(to));
+    total += double(wanted.size()) * per_element * double(g.value(c.value).type.numel());
+  }
   return total;
 }
 

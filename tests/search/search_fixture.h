@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,29 @@ inline MockCostModel mock_costs(const std::map<std::string, double>& per_op) {
   costs.file = "<test>";
   for (const auto& [backend, c] : per_op) costs.backends[backend].per_op = c;
   return MockCostModel(costs);
+}
+
+// A plan's crossings counted by hand from its partitions: every value produced inside the graph
+// (not a graph output), its producer's backend, and the other backends reading it.
+struct HandCrossing {
+  ValueId value;
+  std::string from;
+  std::set<std::string> to;
+};
+inline std::vector<HandCrossing> hand_crossings(const Plan& plan, const Graph& g) {
+  std::vector<std::string> backend_of(size_t(g.num_nodes()));
+  for (const Partition& p : plan.partitions) p.nodes.for_each([&](int n) { backend_of[size_t(n)] = p.backend; });
+  std::vector<HandCrossing> out;
+  for (int n = 0; n < g.num_nodes(); ++n)
+    for (ValueId v : g.node(n).outputs) {
+      if (g.is_output(v)) continue;
+      HandCrossing c{v, backend_of[size_t(n)], {}};
+      for (int r = 0; r < g.num_nodes(); ++r)
+        for (ValueId in : g.node(r).inputs)
+          if (in == v && backend_of[size_t(r)] != c.from) c.to.insert(backend_of[size_t(r)]);
+      out.push_back(std::move(c));
+    }
+  return out;
 }
 
 inline PartitionOutcome run_search(const Graph& g, const std::vector<BackendSpec>& backends, const CostModel& model,
