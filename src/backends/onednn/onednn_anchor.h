@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "backends/compilers/broadcast.h"
@@ -95,7 +96,8 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     const Node& node = fn_.nodes[c];
     if (node.outputs.size() != 1 || fn_.value(node.outputs[0]).type.shape != out_shape) break;
     dnnl::post_ops trial = owned_post_ops(po);
-    std::optional<std::pair<int, memory>> src1;
+    std::optional<std::pair<int, memory>> src1;   // post-op index; its memory comes from `pending`
+    std::function<memory()> pending;
     if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
       if (node.inputs[0] == node.inputs[1]) break;
       // oneDNN 2.x runs a deconvolution with a binary post-op ~50x slower under the same
@@ -125,9 +127,15 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
           continue;
         }
       }
-      memory m = plain_mem(other, padded(o.type.shape, out_shape.size()));
-      trial.append_binary(*alg, m.get_desc());
-      src1 = {trial.len() - 1, m};
+      // The operand is read as it lives when it has the chain's shape and another order (an nhwc
+      // convolution output), plain otherwise. Its memory is made only once the fusion holds:
+      // making a plain one may add a reorder step, wasted (and a layout round trip for every later
+      // reader) if oneDNN then declines.
+      const Dims od = padded(o.type.shape, out_shape.size());
+      const bool as_is = o.type.shape == out_shape && value_mem(other).get_desc() != onednn::plain_md(od);
+      trial.append_binary(*alg, as_is ? value_mem(other).get_desc() : onednn::plain_md(od));
+      src1 = {trial.len() - 1, memory()};
+      pending = [this, other, od, as_is] { return as_is ? value_mem(other) : plain_mem(other, od); };
     } else if (auto ops = eltwise_ops(fn_, node)) {
       for (const EltwiseOp& e : *ops) trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
     } else {
@@ -138,7 +146,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     if (!try_pd(a)) break;
     po = trial;
     attr = a;
-    if (src1) binary_args.push_back(*src1);
+    if (src1) binary_args.push_back({src1->first, pending()});
     absorbed_[c] = 1;
     value = node.outputs[0];
   }

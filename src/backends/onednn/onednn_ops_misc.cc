@@ -146,6 +146,9 @@ void OnednnProgram::build_binary(size_t n, algorithm alg) {
     }
   }
   const Dims yd(ys.begin(), ys.end());
+  if (full(a) && full(b) && fn_.value(a).type.shape == ys && fn_.value(b).type.shape == ys && commutative(alg) &&
+      value_mem(a).get_desc() == plain_md(yd) && value_mem(b).get_desc() != plain_md(yd))
+    std::swap(a, b);   // the operand in another order (a convolution's nhwc output) sets the layout
   memory src0 = fn_.value(a).type.shape == ys ? value_mem(a) : plain_mem(a, yd);
   if (fn_.value(b).type.shape != ys && src0.get_desc() != plain_md(yd)) {
     // A blocked src0 (a convolution's output) with a broadcast src1 has only oneDNN's reference

@@ -13,7 +13,7 @@ memory::desc plain_md(const Dims& dims) {
 }
 
 OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision, const BoundaryLayouts& layouts)
-    : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()),
+    : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()), plain_of_(fn.values.size()),
       layout_(fn.values.size(), Layout::plain), alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
   for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
@@ -121,10 +121,16 @@ memory OnednnProgram::value_mem(ValueId v) {
 memory OnednnProgram::plain_base(ValueId v) {
   memory m = value_mem(v);
   if (m.get_desc() == plain_md(dims_of(v))) return m;
-  memory plain = new_mem(plain_md(dims_of(v)));   // blocked -> plain, once per value
-  add_reorder(m, plain);
-  mem_[static_cast<size_t>(v)] = plain;
-  return plain;
+  // blocked -> plain, once per value. The plain copy sits beside the value's own memory, which
+  // stays what value_mem gives: a later convolution or binary keeps reading the blocked or nhwc
+  // original instead of reordering the copy back (a layout round trip per use, 2-3x a coalesced
+  // function's time on PaddleOCR det).
+  auto& copy = plain_of_[static_cast<size_t>(v)];
+  if (!copy) {
+    copy = new_mem(plain_md(dims_of(v)));
+    add_reorder(m, *copy);
+  }
+  return *copy;
 }
 
 memory OnednnProgram::view_mem(ValueId v, const memory::desc& md) {

@@ -141,6 +141,7 @@ class OnednnProgram {
   FunctionFrame frame_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::vector<std::optional<memory>> plain_of_;           // by ValueId: its plain copy, when mem_ is not plain
   std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
