@@ -76,6 +76,11 @@ using namespace detail;
 template <typename TryPd>
 ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr,
                                   std::vector<std::pair<int, memory>>& binary_args, TryPd&& try_pd) {
+  // oneDNN 2.x runs a deconvolution with any post-op 10-50x slower under the same implementation
+  // name (PaddleOCR det: a 2x2 stride-2 ConvTranspose + Add 55 ms against 1 ms for the two apart;
+  // + Relu 19-40 ms, + Sigmoid 27-70 ms against 2-4 ms), so the check on implementation names in
+  // finish_anchor cannot catch it: nothing is fused into a deconvolution.
+  if (fn_.nodes[anchor].op == "ConvTranspose") return value;
   dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
   while (!frame_.is_function_output(value)) {
@@ -100,10 +105,6 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     std::function<memory()> pending;
     if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
       if (node.inputs[0] == node.inputs[1]) break;
-      // oneDNN 2.x runs a deconvolution with a binary post-op ~50x slower under the same
-      // implementation name (PaddleOCR det: a 2x2 stride-2 ConvTranspose + Add took 55 ms against
-      // 1 ms for the two apart), so the check on implementation names cannot catch it.
-      if (fn_.nodes[anchor].op == "ConvTranspose") break;
       const int side = node.inputs[0] == value ? 0 : 1;
       const ValueId other = node.inputs[static_cast<size_t>(1 - side)];
       const Value& o = fn_.value(other);

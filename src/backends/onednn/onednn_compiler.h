@@ -19,7 +19,11 @@
 // Layouts. Conv/deconv pick their layouts (any); pooling, batch norm, eltwise and binary run in
 // whatever layout their input has; MatMul, Gemm, softmax and layer norm want plain row-major
 // inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
-// function output needs another one, so a chain of convs inside one function stays blocked.
+// function output needs another one, so a chain of convs inside one function stays blocked. A
+// value some consumer reads plain gets a plain copy *beside* its own memory (once), and every other
+// reader keeps the original: a decomposed HardSwish, y * Clip(y + 3) / 6, on an nhwc conv output
+// stays nhwc (one binary primitive with post-ops) instead of bouncing nhwc -> plain -> nhwc. A
+// full-size binary takes the layout of whichever operand is not plain.
 //
 // Weights are function inputs: the reorder to a primitive's layout runs on the first run and is
 // cached against the input's pointer (a new pointer reorders again); weights that are constants
