@@ -17,6 +17,7 @@ struct BenchRow {
   std::optional<double> measured_ms;    // nullopt: not run / failed
   std::string error;                    // why a value is missing
   std::optional<double> rel_error;      // a budgeted plan's verified error (--max-rel-error)
+  std::string chosen;                   // the end-to-end choice ("single:onednn"), when one was made
 };
 
 std::string bench_chart_svg(const std::string& title, const std::vector<BenchRow>& rows);

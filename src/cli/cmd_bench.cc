@@ -3,7 +3,8 @@
 // (CONTRACTS.md). Per backend combination: partition, then build the plan's executor and time it
 // (runtime/bench.h, which tessera.bench in Python shares). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
-// with null values); --svg writes bench_chart.h's bar chart. Every combination runs with the same
+// with null values; + "chosen" when, under --cost measure, tune's end-to-end verdicts in the
+// database replaced the search's plan by a single-backend one, as `partition` does); --svg writes bench_chart.h's bar chart. Every combination runs with the same
 // seeded inputs and weights, one after another, in the order given.
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy_options.h"
+#include "plan_verification.h"
 #include "cli_output.h"
 #include "commands.h"
 #include "cost_options.h"
@@ -73,6 +75,10 @@ void run_bench(const BenchArgs& a) {
   options.repeat = a.repeat;
   options.database = db.get();
   options.budget = a.accuracy.budget();
+  if (model->name() == "measure")   // as `partition --cost measure`: tune's end-to-end verdicts, looked up
+    options.choose = [&](const std::vector<BackendSpec>& specs, const PartitionOptions& po, PartitionOutcome& outcome) {
+      verify_plan(graph, specs, *model, po, outcome, db.get(), false, options.budget);
+    };
   for (size_t i = 0; i < a.combos.size(); ++i) {
     // Progress on stderr: each combination is planned, compiled and timed, seconds apiece.
     std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
@@ -87,6 +93,7 @@ void run_bench(const BenchArgs& a) {
       j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
       j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
       if (r.rel_error) j["rel_error"] = *r.rel_error;   // verified error of a budgeted plan
+      if (!r.chosen.empty()) j["chosen"] = r.chosen;    // tune's end-to-end choice, when it made one
       if (!r.error.empty()) j["error"] = r.error;
       list.push_back(j);
     }
@@ -104,6 +111,7 @@ void run_bench(const BenchArgs& a) {
       std::printf("%-28s %14s %14s %8s%s%s", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
                   ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
       if (r.rel_error) std::printf("  rel error %.3g", *r.rel_error);
+      if (!r.chosen.empty()) std::printf("  (%s, chosen end to end)", r.chosen.c_str());
       std::printf("\n");
     }
   }

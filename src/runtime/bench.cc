@@ -19,7 +19,10 @@ BenchRow bench_combination(const Graph& graph, const std::vector<HostTensor>& in
     po.database = options.database;
     po.coalesce = options.coalesce;
     po.measure_wholes = cost_model.name() == "measure";
-    PartitionOutcome outcome = partition_within_budget(graph, resolve_backends(backends, {}), cost_model, po, options.budget);
+    const std::vector<BackendSpec> specs = resolve_backends(backends, {});
+    PartitionOutcome outcome = partition_within_budget(graph, specs, cost_model, po, options.budget);
+    if (options.choose) options.choose(specs, po, outcome);
+    row.chosen = outcome.plan.verified_choice;
     if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
     if (cost_model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
     Executor executor(graph, outcome.plan);

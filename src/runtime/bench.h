@@ -3,6 +3,7 @@
 // executor.
 //
 //   combination "ref,onednn" -> partition_within_budget(graph, those backends) -> Plan
+//                            -> options.choose (if set: `tune`'s end-to-end choice, see below)
 //                            -> Executor(graph, plan) -> measure_latency(inputs, repeat)
 //                            -> BenchRow {backends, predicted_ms, measured_ms, rel_error, error}
 //
@@ -11,8 +12,13 @@
 // table of combinations is never lost to one of them; a misspelt backend name is the caller's to
 // refuse beforehand (resolve_backends). Costs of "roofline" and "measure" are seconds, shown in
 // ms; a mock cost model's units mean no time, so its rows have no predicted_ms.
+//
+// `choose` lets the caller replace the search's plan the way `partition --cost measure` does
+// (verified_choice.h: a single-backend plan that `tune` timed faster end to end wins), so a row of
+// a combination that was tuned shows the plan tune returned, not the search's plan tune rejected.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +35,8 @@ struct BenchOptions {
   int repeat = 10;                  // timed runs after one warm-up
   CostDatabase* database = nullptr;
   AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
+  // Called after the search with the combination's backends; may replace outcome.plan.
+  std::function<void(const std::vector<BackendSpec>&, const PartitionOptions&, PartitionOutcome&)> choose;
 };
 
 BenchRow bench_combination(const Graph& graph, const std::vector<HostTensor>& inputs, const std::vector<std::string>& backends,

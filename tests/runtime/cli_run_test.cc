@@ -103,6 +103,26 @@ TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per co
   CHECK(read_file(svg).find("<svg") != std::string::npos);
 }
 
+TEST_CASE("tessera bench --cost measure shows the plan tune returned, not the one its verification rejected") {
+  // tune times the search's plan against single-backend plans end to end and keeps the verdicts in
+  // the database; bench over the same backends and database makes the same choice, as partition does.
+  TempDir dir;
+  const std::string db = dir.file("costs.db"), plan = dir.file("plan.json");
+  Process t = tessera_cli("tune data/models/conv_block.json --backends ref,onednn,eigen --cache " + db +
+                          " --budget-ms 2 --repeat 5 --plan " + plan);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  const nlohmann::json tuned = nlohmann::json::parse(read_file(plan));
+  REQUIRE(tuned.contains("verified"));   // the search's plan and single:onednn, single:eigen differ
+  Process b = tessera_cli("bench data/models/conv_block.json --combos ref,onednn,eigen --cost measure --cache " + db +
+                          " --repeat 2 --json");
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  const nlohmann::json rows = nlohmann::json::parse(b.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["chosen"] == tuned["verified"]["chosen"]);
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
