@@ -15,7 +15,8 @@
 # `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
 # same machine load; each side's latency is the median of its R round medians. Then `tessera
 # bench --cost measure` over the single-backend combinations (each with ref as the fallback for
-# ops the backend lacks) and the full mix. Prints markdown tables (docs/benchmarks.md keeps them):
+# ops the backend lacks) and the full mix (the plan tune returned: bench looks up tune's end-to-end
+# verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
 # plan fidelity (predicted total / measured end to end). --no-coalesce tunes plans whose functions
 # are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
@@ -131,7 +132,8 @@ if combos:
         cells, single, mix = [], None, None
         for r in bench:
             meas, pred = r.get("measured_ms"), r.get("predicted_ms")
-            cells.append("-" if meas is None else f"{meas:.2f} (pred {pred:.2f})")
+            chosen = f", {r['chosen']}" if r.get("chosen") and r["chosen"] != "collage" else ""
+            cells.append("-" if meas is None else f"{meas:.2f} (pred {pred:.2f}{chosen})")
             if meas is None: continue
             if len(r["backends"]) <= 2: single = meas if single is None else min(single, meas)
             else: mix = meas
