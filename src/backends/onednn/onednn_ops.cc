@@ -73,11 +73,18 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
       return args;
     });
   } else {
+    // Deconvolution's src and dst in nhwc, not `any`: with any, oneDNN 2.x picks channel blocks of
+    // 16 and its jit:avx512_core deconvolution, padding a 1-channel output to 16 (PaddleOCR det's
+    // last ConvTranspose, 24 -> 1 channels: 3.7 ms, and the Sigmoid after it falls to ref:any on
+    // the padded blocks, 21 ms); in nhwc it takes its brgemm-based kernel.
+    auto act_md = [&](const Dims& d, memory::data_type t) {
+      return sp == 2 ? memory::desc(d, t, tag::nhwc) : any_md(d, t);
+    };
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto d = has_bias ? dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            any_md(xd, ct), any_md(wdims, ct), bias_md, any_md(yd), st, dl, pl, pr)
+                                                            act_md(xd, ct), any_md(wdims, ct), bias_md, act_md(yd, f32), st, dl, pl, pr)
                         : dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            any_md(xd, ct), any_md(wdims, ct), any_md(yd), st, dl, pl, pr);
+                                                            act_md(xd, ct), any_md(wdims, ct), act_md(yd, f32), st, dl, pl, pr);
       return dnnl::deconvolution_forward::primitive_desc(d, a, engine_);
     }, [&](const auto& pd) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
