@@ -4,8 +4,10 @@
 //                  indices and the like stay in range) and outputs from fn's types
 //              ─▶ warm-up: runs for ~10% of the budget, at least one
 //              ─▶ before every run, when evict_bytes > 0: a scratch buffer of that size is written
-//                 (the core's private caches lose fn's weights and outputs), then fn's inputs are
-//                 read back (they are in cache, as a producer that just wrote them leaves them)
+//                 (the core's private caches lose fn's weights and outputs), fn's outputs are
+//                 flushed from every cache level (clflush: in a plan they were last touched a
+//                 whole run earlier), then fn's inputs are read back (they are in cache, as a
+//                 producer that just wrote them leaves them)
 //              ─▶ timed runs until (elapsed >= budget and runs >= min_repeats) or runs == max_repeats
 //              ─▶ median, p10, p90 of the per-run seconds
 //
