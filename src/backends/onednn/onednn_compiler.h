@@ -16,9 +16,9 @@
 // norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op (or eltwise anchor).
 // Reshape-like ops are views, Transpose a reorder, Concat a concat (onednn_ops_layout.cc).
 //
-// Layouts. Conv/deconv pick their layouts (any); pooling, batch norm, eltwise and binary run in
-// whatever layout their input has; MatMul, Gemm, softmax and layer norm want plain row-major
-// inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
+// Layouts. Convs pick their layouts (any), deconvs read and write nhwc (onednn_ops.cc); pooling,
+// batch norm, eltwise and binary run in whatever layout their input has; MatMul, Gemm, softmax and
+// layer norm want plain row-major inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
 // function output needs another one, so a chain of convs inside one function stays blocked. A
 // value some consumer reads plain gets a plain copy *beside* its own memory (once), and every other
 // reader keeps the original: a decomposed HardSwish, y * Clip(y + 3) / 6, on an nhwc conv output
