@@ -22,6 +22,30 @@ std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std:
   return out;
 }
 
+int charge_wholes(const SearchProblem& problem, std::vector<Partition>& partitions, const std::vector<Candidate>& wholes,
+                  const std::vector<Cost>& costs) {
+  auto price_of = [&](const Partition& p) -> const Cost* {
+    for (size_t c = 0; c < problem.candidates.size(); ++c)
+      if (problem.candidates[c].backend == p.backend && problem.candidates[c].inside() == p.nodes) return &problem.costs[c];
+    for (size_t c = 0; c < wholes.size() && c < costs.size(); ++c)
+      if (wholes[c].backend == p.backend && wholes[c].inside() == p.nodes) return &costs[c];
+    return nullptr;
+  };
+  int replaced = 0;
+  for (Partition& p : partitions) {
+    if (p.candidates.size() < 2) continue;
+    const Cost* whole = price_of(p);
+    if (!whole || !whole->is_value()) continue;
+    std::vector<Composite> composites;
+    for (const ChosenCandidate& c : p.candidates) composites.insert(composites.end(), c.composites.begin(), c.composites.end());
+    std::sort(composites.begin(), composites.end());
+    p.candidates = {ChosenCandidate{p.nodes, p.backend + ".whole", *whole, std::move(composites)}};
+    p.cost = *whole;
+    ++replaced;
+  }
+  return replaced;
+}
+
 void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, std::vector<Cost> costs,
                     std::vector<std::string> devices, std::vector<std::optional<double>> errors) {
   // errors is parallel to candidates (or empty), as problem.errors is to problem.candidates (or empty).

@@ -227,6 +227,17 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     TESSERA_CHECK(out.search.found, "measured wholes: adding candidates lost the plan");
     plan.partitions = coalesce_partitions(index, partitions_from_choice(problem, out.search.chosen));
   }
+  if (options.coalesce && options.measure_wholes) {
+    // What runs: coalesced partitions cost their wholes, those of the last round priced now.
+    std::vector<Candidate> last = whole_candidates(problem, plan.partitions);
+    PricedCandidates last_costs;
+    if (!last.empty()) {
+      last_costs = price_candidates(graph, backends, model, options, last);
+      plan.stats.wholes += static_cast<int64_t>(last.size());
+      plan.stats.costed += static_cast<int64_t>(last_costs.stats.unique);
+    }
+    charge_wholes(problem, plan.partitions, last, last_costs.costs);
+  }
   parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
     plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));
   });

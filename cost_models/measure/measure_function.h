@@ -6,8 +6,8 @@
 //              ─▶ before every run, when evict_bytes > 0: a scratch buffer of that size is written
 //                 (the core's private caches lose fn's weights and outputs), fn's outputs are
 //                 flushed from every cache level (clflush: in a plan they were last touched a
-//                 whole run earlier), then fn's inputs are read back (they are in cache, as a
-//                 producer that just wrote them leaves them)
+//                 whole run earlier), then fn's inputs are read back, in order, up to half the
+//                 scratch size (one private cache: what a producer that just wrote them leaves)
 //              ─▶ timed runs until (elapsed >= budget and runs >= min_repeats) or runs == max_repeats
 //              ─▶ median, p10, p90 of the per-run seconds
 //

@@ -47,7 +47,7 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     versions += b + "=" + v + ";";
   }
   versions += "evict=" + std::to_string(options_.evict_bytes) + ";";
-  fingerprint_ = "measure/4/" + hash_hex(fnv1a64(versions));
+  fingerprint_ = "measure/6/" + hash_hex(fnv1a64(versions));
   machine_ = machine_fingerprint();
 }
 

@@ -57,6 +57,13 @@ struct BoundaryLayouts {
 // (`activation[i]`, all inputs when empty), plain elsewhere.
 BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation = {});
 
+// For a function seen alone (a candidate being measured, with no call site to look at): per
+// input, false when every node that reads it takes it as a convolution's weights or bias (a model
+// constant, which codegen passes plain), true otherwise. Without it a measured conv received its
+// 4-D weights as "nhwc" and oneDNN reordered them on every run: resnet18 as one function timed
+// 25.6 ms where it runs in 18.7.
+std::vector<bool> activation_inputs(const Graph& fn);
+
 // The backend whose compiler runs conversions in the executor (a oneDNN reorder), and whose
 // price the search adds to a crossing between layouts (search/layout_conversions.h).
 inline constexpr const char* kConversionBackend = "onednn";

@@ -29,11 +29,12 @@
 // given), device_fingerprint() = "<device>/<machine_fingerprint()>/t<threads>", where the machine
 // is the CPU model name from /proc/cpuinfo and a hash of its ISA flags (AVX-512 masked in one VM
 // and not in another is another machine), and
-// fingerprint() = "measure/4/<hash of every backend compiler's name and version(), and of
+// fingerprint() = "measure/6/<hash of every backend compiler's name and version(), and of
 // evict_bytes>", so a library upgrade, another CPU, another thread count or another way of
 // timing never reuses a stale measurement (measure/1: runs timed hot, without eviction;
 // measure/2: boundaries timed plain, before boundary layouts; measure/3: outputs left in cache
-// between runs).
+// between runs; measure/4: every input read back before each run, weights included; measure/5:
+// 4-D weights bound nhwc, so reordered on every run).
 //
 // Tuning runs (tessera tune) add three things through Options, all optional:
 //   journal   a CostDatabase consulted before measuring and appended to the moment a measurement

@@ -43,6 +43,22 @@ BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const st
   return out;
 }
 
+std::vector<bool> activation_inputs(const Graph& fn) {
+  std::vector<bool> out(fn.inputs.size(), false);
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    const ValueId v = fn.inputs[i];
+    bool read = false;
+    for (const Node& n : fn.nodes)
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        if (n.inputs[k] != v) continue;
+        read = true;
+        if (k == 0 || (n.op != "Conv" && n.op != "ConvTranspose")) out[i] = true;
+      }
+    if (!read) out[i] = true;   // passed straight through to an output
+  }
+  return out;
+}
+
 Graph layout_conversion(const TensorType& type, Layout from, Layout to) {
   TESSERA_CHECK(from != to && layout_sensitive(type), "layout_conversion of " + to_string(type));
   Graph g;

@@ -28,7 +28,44 @@ PartitionOutcome partition(const Graph& g, const std::vector<BackendSpec>& backe
   return partition_graph(g, backends, model, options);
 }
 
+// Prices a function by its node count squared: one Relu 1, three as one function 9. A whole is
+// dearer than its parts, as a big function streaming through memory can be against parts timed
+// with their data in cache.
+class SquareCostModel final : public CostModel {
+ public:
+  std::string name() const override { return "square"; }
+  std::string fingerprint() const override { return "square/1"; }
+
+ protected:
+  Cost estimate_impl(const CostRequest& r) const override {
+    const double n = static_cast<double>(r.function->nodes.size());
+    return Cost::value(n * n * (r.backend == "byoc" ? 1.0 : 5.0));
+  }
+};
+
 }  // namespace
+
+TEST_CASE("measured wholes: parts that coalesce into a dearer whole are charged the whole", "[search][wholes]") {
+  Graph g = relu_chain();
+  std::vector<BackendSpec> backends{collage_backend("byoc", 1), collage_backend("tvm", 1)};
+  SquareCostModel model;
+  // Without wholes the plan claims the parts' sum; with them it claims what it runs: the search,
+  // which prices parts, still picks the three byoc Relus, they still coalesce into one function,
+  // and that function costs 9. (byoc, tvm, byoc would run for 7: the relaxation's blind spot,
+  // which the plan's total now shows instead of hiding.)
+  PartitionOutcome parts = partition(g, backends, model, false);
+  REQUIRE(parts.plan.partitions.size() == 1);
+  CHECK(parts.plan.total_cost.number() == Approx(3.0));
+  PartitionOutcome whole = partition(g, backends, model, true);
+  REQUIRE(whole.plan.partitions.size() == 1);
+  const Partition& p = whole.plan.partitions[0];
+  REQUIRE(p.candidates.size() == 1);
+  CHECK(p.candidates[0].rule == "byoc.whole");
+  CHECK(p.nodes == parts.plan.partitions[0].nodes);
+  CHECK(p.cost.number() == Approx(9.0));
+  CHECK(whole.plan.total_cost.number() == Approx(9.0));
+  CHECK_FALSE(check_plan(whole.plan, *whole.index, backends));
+}
 
 TEST_CASE("measured wholes: a coalesced partition priced as one function replaces its parts", "[search][wholes]") {
   Graph g = relu_chain();
