@@ -133,6 +133,9 @@ TEST_CASE("boundary layouts: which values have two memory orders", "[layout]") {
   CHECK(l.inputs == std::vector<Layout>{Layout::nhwc, Layout::plain});
   CHECK(l.outputs == std::vector<Layout>{Layout::nhwc});
   CHECK(native_boundary_layouts(fn, Layout::plain).all_plain());
+  // Alone (a candidate being measured), a function's conv weights are told apart by use.
+  CHECK(activation_inputs(fn) == std::vector<bool>{true, false});
+X
 }
 
 TEST_CASE("boundary layouts: onednn with NHWC activations computes what plain does", "[layout][onednn]") {
