@@ -135,7 +135,7 @@ TEST_CASE("boundary layouts: which values have two memory orders", "[layout]") {
   CHECK(native_boundary_layouts(fn, Layout::plain).all_plain());
   // Alone (a candidate being measured), a function's conv weights are told apart by use.
   CHECK(activation_inputs(fn) == std::vector<bool>{true, false});
-X
+  CHECK(activation_inputs(add_and_matmul()) == std::vector<bool>{true, true});   // both read as data
 }
 
 TEST_CASE("boundary layouts: onednn with NHWC activations computes what plain does", "[layout][onednn]") {
