@@ -4,9 +4,10 @@
 // view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
 // reorder). Transpose is one reorder from a strided view of the input (permuted strides) into
 // plain memory; the shape-only ops right after it write nothing more (the reorder writes their
-// output). Concat of blocked inputs (conv outputs inside a coalesced function) is oneDNN's
-// concat primitive on their own layouts; of plain ones, host memcpys (oneDNN 2.6 picked a concat
-// 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules). These replace
+// output). Concat of plain inputs, and of nhwc ones along channels (conv outputs inside a
+// coalesced function), is host memcpys (oneDNN 2.6 picked a concat 5-13x slower than ref's loop
+// for squeezenet's plain NCHW fire modules); of other blocked inputs, oneDNN's concat primitive
+// on their own layouts. These replace
 // ref's element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls) and squeezenet's fire modules.
 #include <cstring>
@@ -88,8 +89,30 @@ void OnednnProgram::build_concat(size_t n) {
   for (ValueId v : node.inputs)
     if (v != kNoValue && fn_.value(v).type.numel() > 0) ins.push_back(v);
   if (ins.empty()) unsupported(node, "no non-empty input");
-  bool all_plain = true;
-  for (ValueId v : ins) all_plain = all_plain && value_mem(v).get_desc() == plain_md(dims_of(v));
+  bool all_plain = true, all_nhwc = rank == 4 && axis == 1;
+  for (ValueId v : ins) {
+    all_plain = all_plain && value_mem(v).get_desc() == plain_md(dims_of(v));
+    all_nhwc = all_nhwc && value_mem(v).get_desc() == memory::desc(dims_of(v), f32, tag::nhwc);
+  }
+  if (all_nhwc) {
+    // Channels of nhwc inputs (conv outputs inside a coalesced function, SqueezeNet's fire
+    // modules): per pixel, each input's channels after the other's. oneDNN's concat takes its
+    // simple:any kernel here, several times slower than these copies.
+    const Dims yd = dims_of(y);
+    const int64_t pixels = yd[0] * yd[2] * yd[3];
+    std::vector<std::pair<memory, size_t>> srcs;   // memory, bytes per pixel
+    for (ValueId v : ins) srcs.emplace_back(value_mem(v), static_cast<size_t>(fn_.value(v).type.shape[1]) * sizeof(float));
+    const memory dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
+    steps_.push_back({{}, {}, [srcs, dst, pixels] {
+      auto* out = static_cast<char*>(dst.get_data_handle());
+      for (int64_t p = 0; p < pixels; ++p)
+        for (const auto& [m, bytes] : srcs) {
+          std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(p) * bytes, bytes);
+          out += bytes;
+        }
+    }});
+    return;
+  }
   if (!all_plain) {   // blocked inputs (conv outputs inside a coalesced function): oneDNN's concat on them
     try {
       std::vector<memory::desc> mds;
