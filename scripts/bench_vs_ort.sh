@@ -2,7 +2,7 @@
 # tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
 #
 #   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--backends L] [--rounds R]
-#                           [--repeat N] [--out DIR] [--no-combos] [--no-coalesce]
+#                           [--repeat N] [--threads T] [--out DIR] [--no-combos] [--no-coalesce]
 #
 # Models: a bundled one (data/models/NAME.onnx); paddle_det, paddle_rec, paddle_cls (PaddleOCR,
 # scripts/fetch_models.sh, at the shapes PaddleOCR feeds them: 1x3x320x320, 1x3x48x320,
@@ -10,7 +10,8 @@
 # efficientnet_b0, shufflenet_v2_x1_0, regnet_y_400mf, resnet34), exported into DIR/zoo on first use.
 # Backends: all six by default (ref,onednn,eigen,blas,xnnpack,halide).
 #
-# Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
+# --threads T (default 1): compute threads of tune's measurements, of every run and bench, and
+# ORT's intra-op threads. Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
 # invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
 # `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
 # same machine load; each side's latency is the median of its R round medians. Then `tessera
@@ -18,7 +19,9 @@
 # ops the backend lacks) and the full mix (the plan tune returned: bench looks up tune's end-to-end
 # verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
-# plan fidelity (predicted total / measured end to end). --no-coalesce tunes plans whose functions
+# plan fidelity (predicted total / measured end to end); and the tuned plan against the best single
+# backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
+# for R rounds, the comparison that holds on a shared machine. --no-coalesce tunes plans whose functions
 # are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
 # crash) is reported as failed and the script goes on. Needs scripts/fetch_onnxruntime.sh.
 set -euo pipefail
@@ -30,6 +33,7 @@ models="resnet18 mobilenet_v2 squeezenet1_1 bert_encoder transformer_encoder pad
 backends="ref,onednn,eigen,blas,xnnpack,halide"
 rounds=3
 repeat=20
+threads=1
 out="${TMPDIR:-/tmp}/tessera_bench_vs_ort"
 combos=1
 tune_flags=""
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --backends) backends="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-combos) combos=0; shift ;;
     --no-coalesce) tune_flags="--no-coalesce"; shift ;;
@@ -73,33 +78,48 @@ for b in ${backends//,/ }; do [ "$b" = ref ] || combo_list="$combo_list ref,$b";
 combo_list="$combo_list $backends"
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "# backends $backends"
+echo "# backends $backends, $threads thread(s)"
 results="$out/results.tsv"
 : > "$results"
+: > "$out/vs_single.tsv"
 for m in $models; do
   model_of "$m"
   shape_flags=() ort_flags=()
   if [ -n "$shape" ]; then shape_flags=(--input-shape "$shape"); ort_flags=(--input-shape "$shape"); fi
   plan="$out/$m.plan.json"
   start=$SECONDS
-  "$tessera" tune "$model" "${shape_flags[@]}" --backends "$backends" --cache "$out/costs.db" --plan "$plan" -j 1 $tune_flags >"$out/$m.tune.log" 2>&1
+  "$tessera" tune "$model" "${shape_flags[@]}" --backends "$backends" --cache "$out/costs.db" --plan "$plan" -j 1 --threads "$threads" $tune_flags >"$out/$m.tune.log" 2>&1
   tune_s=$((SECONDS - start))
   predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
   partitions=$(/usr/bin/python3 -c "
 import json, collections; p = json.load(open('$plan'))['partitions']
 c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={v}' for k, v in sorted(c.items())))")
-  "$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --check --repeat 1 --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
+  "$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --check --repeat 1 --threads "$threads" --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
     echo '{"latency_ms": null, "max_abs_error": null, "ok": false, "failed": true}' > "$out/$m.check.json"
   t_all=() o_all=()
   for r in $(seq "$rounds"); do
-    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
-    o_all+=("$(node bench/peer/ort_bench.js "$model" 1 --runs "$repeat" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
+    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
+    o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$repeat" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
   done
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" >> "$results"
   if [ "$combos" = 1 ]; then
     # shellcheck disable=SC2086
     "$tessera" bench "$model" "${shape_flags[@]}" --combos $combo_list --cost measure \
-      --cache "$out/costs.db" --repeat "$repeat" $tune_flags --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log" || true
+      --cache "$out/costs.db" --repeat "$repeat" --threads "$threads" $tune_flags --json --svg "$out/$m.bench.svg" > "$out/$m.bench.json" 2>"$out/$m.bench.log" || true
+    # The tuned plan against the best single backend's plan, run alternately R rounds (one bench
+    # row each, minutes apart, differ by more than the plans do on a shared machine).
+    best=$(/usr/bin/python3 -c "
+import json; rows = [r for r in json.load(open('$out/$m.bench.json')) if len(r['backends']) == 2 and r.get('measured_ms')]
+print(','.join(min(rows, key=lambda r: r['measured_ms'])['backends']) if rows else '')" 2>/dev/null || true)
+    if [ -n "$best" ] && "$tessera" partition "$model" "${shape_flags[@]}" --backends "$best" --cost measure --cache "$out/costs.db" \
+         $tune_flags --plan "$out/$m.single.plan.json" >/dev/null 2>&1; then
+      a_all=() s_all=()
+      for r in $(seq "$rounds"); do
+        a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json | json_field latency_ms)")
+        s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$repeat" --threads "$threads" --json | json_field latency_ms)")
+      done
+      printf '%s\t%s\t%s\t%s\n' "$m" "$best" "${a_all[*]}" "${s_all[*]}" >> "$out/vs_single.tsv"
+    fi
   fi
 done
 
@@ -143,4 +163,16 @@ if combos:
     if gains:
         print(f"\ngeometric mean speed-up of the mix over the best single backend, {len(gains)} models: "
               f"{math.exp(sum(map(math.log, gains)) / len(gains)):.2f}x (min {min(gains):.2f}x)")
+    print("\n| model | best single | tuned plan ms (rounds) | best single ms (rounds) | best single / tuned |")
+    print("|---|---|---|---|---:|")
+    gains = []
+    for line in open(f"{out}/vs_single.tsv"):
+        m, best, a, b = line.rstrip("\n").split("\t")
+        a = [float(x) for x in a.split()]; b = [float(x) for x in b.split()]
+        am, bm = statistics.median(a), statistics.median(b)
+        gains.append(bm / am)
+        print(f"| {m} | {best} | {am:.2f} ({', '.join(f'{x:.2f}' for x in a)}) | {bm:.2f} ({', '.join(f'{x:.2f}' for x in b)}) | {bm / am:.2f}x |")
+    if gains:
+        print(f"\ninterleaved, {len(gains)} models: geometric mean {math.exp(sum(map(math.log, gains)) / len(gains)):.2f}x "
+              f"(min {min(gains):.2f}x)")
 PY
