@@ -94,47 +94,38 @@ void OnednnProgram::build_concat(size_t n) {
     all_plain = all_plain && value_mem(v).get_desc() == plain_md(dims_of(v));
     all_nhwc = all_nhwc && value_mem(v).get_desc() == memory::desc(dims_of(v), f32, tag::nhwc);
   }
-  if (all_nhwc) {
-    // Channels of nhwc inputs (conv outputs inside a coalesced function, SqueezeNet's fire
-    // modules): per pixel, each input's channels after the other's. oneDNN's concat takes its
-    // simple:any kernel here, several times slower than these copies.
-    const Dims yd = dims_of(y);
-    const int64_t pixels = yd[0] * yd[2] * yd[3];
-    std::vector<std::pair<memory, size_t>> srcs;   // memory, bytes per pixel
-    for (ValueId v : ins) srcs.emplace_back(value_mem(v), static_cast<size_t>(fn_.value(v).type.shape[1]) * sizeof(float));
-    const memory dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
-    steps_.push_back({{}, {}, [srcs, dst, pixels] {
-      auto* out = static_cast<char*>(dst.get_data_handle());
-      for (int64_t p = 0; p < pixels; ++p)
-        for (const auto& [m, bytes] : srcs) {
-          std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(p) * bytes, bytes);
-          out += bytes;
-        }
-    }});
-    return;
-  }
-  if (!all_plain) {   // blocked inputs (conv outputs inside a coalesced function): oneDNN's concat on them
-    try {
-      std::vector<memory::desc> mds;
-      std::unordered_map<int, memory> args;
-      for (size_t i = 0; i < ins.size(); ++i) {
-        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = value_mem(ins[i]);
-        mds.push_back(args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)].get_desc());
-      }
-      dnnl::concat::primitive_desc pd(static_cast<int>(axis), mds, engine_);
-      args[DNNL_ARG_DST] = dst_mem(y, pd.dst_desc());
-      steps_.push_back({dnnl::concat(pd), std::move(args), {}});
-      return;
-    } catch (const dnnl::error&) {
-    }
-  }
-  // Plain: per outer index, each input's contiguous slab after the other.
+  // Host copies: per outer index, each input's contiguous slab after the other's.
   const Dims yd = dims_of(y);
   int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= yd[static_cast<size_t>(i)];
   std::vector<std::pair<memory, size_t>> srcs;   // memory, bytes per outer index
-  for (ValueId v : ins) srcs.emplace_back(plain_mem(v), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
-  const memory dst = dst_mem(y, plain_md(yd));
+  memory dst;
+  if (all_nhwc) {
+    // Channels of nhwc inputs (conv outputs inside a coalesced function, SqueezeNet's fire
+    // modules): the outer index is the pixel, a slab one input's channels. oneDNN's concat takes
+    // its simple:any kernel here, several times slower than these copies.
+    outer = yd[0] * yd[2] * yd[3];
+    for (ValueId v : ins) srcs.emplace_back(value_mem(v), static_cast<size_t>(fn_.value(v).type.shape[1]) * sizeof(float));
+    dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
+  } else {
+    if (!all_plain) {   // blocked inputs (conv outputs inside a coalesced function): oneDNN's concat on them
+      try {
+        std::vector<memory::desc> mds;
+        std::unordered_map<int, memory> args;
+        for (size_t i = 0; i < ins.size(); ++i) {
+          args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = value_mem(ins[i]);
+          mds.push_back(args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)].get_desc());
+        }
+        dnnl::concat::primitive_desc pd(static_cast<int>(axis), mds, engine_);
+        args[DNNL_ARG_DST] = dst_mem(y, pd.dst_desc());
+        steps_.push_back({dnnl::concat(pd), std::move(args), {}});
+        return;
+      } catch (const dnnl::error&) {
+      }
+    }
+    for (int64_t i = 0; i < axis; ++i) outer *= yd[static_cast<size_t>(i)];
+    for (ValueId v : ins) srcs.emplace_back(plain_mem(v), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
+    dst = dst_mem(y, plain_md(yd));
+  }
   steps_.push_back({{}, {}, [srcs, dst, outer] {
     auto* out = static_cast<char*>(dst.get_data_handle());
     for (int64_t o = 0; o < outer; ++o)
