@@ -149,15 +149,18 @@ TEST_CASE("boundary layouts: onednn with NHWC activations computes what plain do
 
 TEST_CASE("boundary layouts: onednn keeps an nhwc value nhwc where a plain copy is not needed", "[layout][onednn]") {
   // Reading y plain once (to try it as a post-op operand) used to make every later reader take the
-  // plain copy: two reorders per use and one plain buffer per value. Now the workspace holds the
-  // conv's result and nothing else of activation size.
+  // plain copy: two reorders per use and one plain buffer per value. Now the workspace holds one
+  // buffer per value computed and no plain copy: with AVX-512 oneDNN picks nhwc and fuses the whole
+  // chain into the convolution (one activation); with AVX2 it picks nChw8c and runs y + 3, the
+  // clip and the product apart in that layout (four activations, plus the blocked input; with
+  // plain copies it was 5.6).
   const Graph fn = conv_hardswish();
   const BoundaryLayouts l = check_native_equals_plain("onednn", fn, {true, false});
   CHECK(l.outputs == std::vector<Layout>{Layout::nhwc});
   auto f = make_backend_compiler("onednn")->compile(fn, l);
   const size_t activation = 16 * 12 * 12 * sizeof(float);
   INFO("workspace " << f->workspace_bytes() << " bytes, one activation " << activation);
-  CHECK(f->workspace_bytes() < 2 * activation);
+  CHECK(f->workspace_bytes() < 5 * activation);
 }
 
 TEST_CASE("boundary layouts: xnnpack with NHWC activations computes what plain does", "[layout][xnnpack]") {

@@ -58,7 +58,7 @@ TEST_CASE("f32 -> bf16 rounds as oneDNN does", "[half]") {
   const std::vector<float> in = rounding_cases();
   std::vector<uint16_t> onednn(in.size());
   reorder(in.data(), dt::f32, onednn.data(), dt::bf16, in.size());
-  size_t compared = 0, subnormal = 0;
+  size_t compared = 0, subnormal = 0, signed_zeros = 0;
   for (size_t i = 0; i < in.size(); ++i) {
     const uint16_t ours = tessera::float_to_bfloat16(in[i]);
     INFO("f32 bits " << std::hex << std::bit_cast<uint32_t>(in[i]) << ": tessera " << ours << ", oneDNN " << onednn[i]);
@@ -66,9 +66,11 @@ TEST_CASE("f32 -> bf16 rounds as oneDNN does", "[half]") {
       CHECK(std::isnan(tessera::bfloat16_to_float(ours)));
       CHECK(std::isnan(tessera::bfloat16_to_float(onednn[i])));
     } else if (is_f32_subnormal(in[i])) {
-      ++subnormal;   // oneDNN flushes to a signed zero; IEEE keeps a bf16 subnormal
+      ++subnormal;   // oneDNN flushes to zero (signed where bf16 is native); IEEE keeps a bf16 subnormal
       CHECK((onednn[i] & 0x7FFF) == 0);
-      CHECK((ours & 0x8000) == (onednn[i] & 0x8000));
+      CHECK(((ours & 0x8000) == (onednn[i] & 0x8000) || onednn[i] == 0));
+    } else if (ours == 0x8000 && onednn[i] == 0) {
+      ++signed_zeros;   // -0: oneDNN's conversion without native bf16 (AVX2) gives +0
     } else {
       ++compared;
       REQUIRE(ours == onednn[i]);
@@ -76,6 +78,7 @@ TEST_CASE("f32 -> bf16 rounds as oneDNN does", "[half]") {
   }
   CHECK(compared > 400000);
   CHECK(subnormal > 0);
+  CHECK(signed_zeros < 100);
 }
 
 TEST_CASE("f32 -> f16 rounds as oneDNN does, subnormals and overflow included", "[half]") {
@@ -112,7 +115,7 @@ TEST_CASE("f16 and bf16 -> f32 are exact, as oneDNN's", "[half]") {
                                          : tessera::bfloat16_to_float(static_cast<uint16_t>(h));
       INFO((from == dt::f16 ? "f16 " : "bf16 ") << std::hex << h);
       if (std::isnan(ours)) REQUIRE(std::isnan(onednn[h]));
-      else if (from == dt::f16 && h == 0x8000) REQUIRE((ours == 0.0f && onednn[h] == 0.0f && std::signbit(ours)));
+      else if (h == 0x8000) REQUIRE((ours == 0.0f && onednn[h] == 0.0f && std::signbit(ours)));   // oneDNN may drop -0's sign
       else REQUIRE(std::bit_cast<uint32_t>(ours) == std::bit_cast<uint32_t>(onednn[h]));
     }
   }
