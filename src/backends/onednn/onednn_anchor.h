@@ -45,9 +45,10 @@ inline bool commutative(algorithm a) {
 // post_ops copied from it (handles share) and appended to writes into that attribute, and reads
 // freed memory once the attribute is replaced and destroyed (bert_encoder's Div+Mul+Add: double
 // free / heap corruption).
-inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src) {
+// `count`: only the first that many entries (-1: all).
+inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src, int count = -1) {
   dnnl::post_ops dst;
-  for (int i = 0; i < src.len(); ++i) {
+  for (int i = 0; i < (count < 0 ? src.len() : count); ++i) {
     if (src.kind(i) == dnnl::primitive::kind::eltwise) {
       float scale, alpha, beta;
       algorithm alg;
@@ -67,6 +68,33 @@ inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src) {
     }
   }
   return dst;
+}
+
+// Appends e to po, or returns false where oneDNN would compute it wrong. A linear op right after
+// another linear one becomes one: a2 (a1 x + b1) + b2 = (a1 a2) x + (a2 b1 + b2). Otherwise an
+// eltwise algorithm already in the chain with other parameters is refused: oneDNN 2.7's AVX2
+// convolutions apply every post-op of one algorithm with the first one's alpha and beta (Conv,
+// * 3.7, - 0.36 gave 13.69 x; Conv, * 3.7, clip, * -0.36 gave * 3.7 twice).
+inline bool append_eltwise_checked(dnnl::post_ops& po, const EltwiseOp& e) {
+  const int last = po.len() - 1;
+  float scale, alpha, beta;
+  algorithm alg;
+  if (e.alg == algorithm::eltwise_linear && last >= 0 && po.kind(last) == dnnl::primitive::kind::eltwise) {
+    po.get_params_eltwise(last, scale, alg, alpha, beta);
+    if (alg == algorithm::eltwise_linear && scale == 1.0f) {
+      dnnl::post_ops merged = owned_post_ops(po, last);
+      merged.append_eltwise(1.0f, algorithm::eltwise_linear, alpha * e.alpha, beta * e.alpha + e.beta);
+      po = merged;
+      return true;
+    }
+  }
+  for (int i = 0; i <= last; ++i) {
+    if (po.kind(i) != dnnl::primitive::kind::eltwise) continue;
+    po.get_params_eltwise(i, scale, alg, alpha, beta);
+    if (alg == e.alg && (alpha != e.alpha || beta != e.beta)) return false;
+  }
+  po.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
+  return true;
 }
 
 }  // namespace detail
@@ -103,7 +131,12 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     dnnl::post_ops trial = owned_post_ops(po);
     std::optional<std::pair<int, memory>> src1;   // post-op index; its memory comes from `pending`
     std::function<memory()> pending;
-    if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
+    if (auto ops = eltwise_ops(fn_, node)) {   // before binaries: x + scalar is an eltwise
+      if (eltwise_source(fn_, node) != value) break;
+      bool ok = true;
+      for (const EltwiseOp& e : *ops) ok = ok && append_eltwise_checked(trial, e);
+      if (!ok) break;
+    } else if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
       if (node.inputs[0] == node.inputs[1]) break;
       const int side = node.inputs[0] == value ? 0 : 1;
       const ValueId other = node.inputs[static_cast<size_t>(1 - side)];
@@ -137,8 +170,6 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       trial.append_binary(*alg, as_is ? value_mem(other).get_desc() : onednn::plain_md(od));
       src1 = {trial.len() - 1, memory()};
       pending = [this, other, od, as_is] { return as_is ? value_mem(other) : plain_mem(other, od); };
-    } else if (auto ops = eltwise_ops(fn_, node)) {
-      for (const EltwiseOp& e : *ops) trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
     } else {
       break;
     }

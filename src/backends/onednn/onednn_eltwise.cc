@@ -23,10 +23,47 @@ float clip_bound(const Graph& fn, const Node& node, size_t i, const char* name, 
   return static_cast<float>(attr_float(node.attrs, name, dflt));
 }
 
+// The value of an f32 constant with one element, if `v` is one and its data is here.
+std::optional<float> scalar_constant(const Graph& fn, ValueId v) {
+  const Value& val = fn.value(v);
+  if (!val.is_constant() || !val.data || val.type.dtype != DType::f32 || val.type.numel() != 1) return std::nullopt;
+  float f;
+  std::memcpy(&f, val.data->data(), sizeof f);
+  return f;
+}
+
+// Add, Sub, Mul or Div of a full-size value and a constant scalar, as the eltwise alpha * x + beta.
+// oneDNN's binary primitive with a broadcast scalar has only its reference kernel on a blocked
+// source (nChw8c, what AVX2 convolutions pick), so the decomposed HardSwish of a convolution's
+// output, (x + 3) clipped, then reordered to plain and back; an eltwise runs on any layout and
+// fuses into the anchor as an eltwise post-op. c / x is not linear and stays a binary.
+std::optional<EltwiseOp> scalar_linear(const Graph& fn, const Node& node) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
+  const auto c0 = scalar_constant(fn, node.inputs[0]), c1 = scalar_constant(fn, node.inputs[1]);
+  if (c0.has_value() == c1.has_value()) return std::nullopt;
+  const ValueId x = c1 ? node.inputs[0] : node.inputs[1];
+  if (fn.value(x).type != fn.value(node.outputs[0]).type) return std::nullopt;
+  const float c = c1 ? *c1 : *c0;
+  if (node.op == "Add") return EltwiseOp{algorithm::eltwise_linear, 1.0f, c};
+  if (node.op == "Mul") return EltwiseOp{algorithm::eltwise_linear, c, 0.0f};
+  if (node.op == "Sub") return c1 ? EltwiseOp{algorithm::eltwise_linear, 1.0f, -c} : EltwiseOp{algorithm::eltwise_linear, -1.0f, c};
+  if (node.op == "Div" && c1 && c != 0.0f) return EltwiseOp{algorithm::eltwise_linear, 1.0f / c, 0.0f};
+  return std::nullopt;
+}
+
 }  // namespace
+
+ValueId OnednnProgram::eltwise_source(const Graph& fn, const Node& node) {
+  if (node.inputs.size() == 2 && scalar_constant(fn, node.inputs[0])) return node.inputs[1];
+  return node.inputs[0];
+}
 
 std::optional<std::vector<EltwiseOp>> OnednnProgram::eltwise_ops(const Graph& fn, const Node& node) {
   const std::string& op = node.op;
+  if (binary_alg(op)) {
+    if (auto e = scalar_linear(fn, node)) return std::vector<EltwiseOp>{*e};
+    return std::nullopt;
+  }
   auto one = [](algorithm a, float alpha = 0.0f, float beta = 0.0f) {
     return std::vector<EltwiseOp>{{a, alpha, beta}};
   };

@@ -117,7 +117,7 @@ void OnednnProgram::build_softmax(size_t n, bool log) {
 }
 
 void OnednnProgram::build_eltwise(size_t n, const std::vector<EltwiseOp>& ops) {
-  const memory src = value_mem(fn_.nodes[n].inputs[0]);
+  const memory src = value_mem(eltwise_source(fn_, fn_.nodes[n]));
   dnnl::post_ops po;
   for (size_t i = 1; i < ops.size(); ++i) po.append_eltwise(1.0f, ops[i].alg, ops[i].alpha, ops[i].beta);
   dnnl::primitive_attr attr;

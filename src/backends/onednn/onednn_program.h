@@ -129,8 +129,11 @@ class OnednnProgram {
   void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out = kNoValue);
 
  public:
-  // Eltwise algorithms for an op, or nullopt when the op is not eltwise (onednn_eltwise.cc).
+  // Eltwise algorithms for an op, or nullopt when the op is not eltwise (onednn_eltwise.cc). A
+  // binary op with a constant scalar operand is one (alpha * x + beta); eltwise_source is the
+  // operand an eltwise op reads.
   static std::optional<std::vector<EltwiseOp>> eltwise_ops(const Graph& fn, const Node& node);
+  static ValueId eltwise_source(const Graph& fn, const Node& node);
   static std::optional<dnnl::algorithm> binary_alg(const std::string& op);
 
  private:

@@ -42,6 +42,24 @@ TEST_CASE("onednn: Conv + constant bias Add + HardSwish, HardSigmoid and Sigmoid
   check_against_ref("onednn", b.g);
 }
 
+TEST_CASE("onednn: a conv's chain of scalar Mul, Add, Sub, Div around Clip and Relu (eltwise post-ops)") {
+  // Scalar binaries become eltwise_linear post-ops (one per run of consecutive ones); a second
+  // linear or clip with other parameters later in the chain is not fused: oneDNN 2.7 on AVX2
+  // applied every post-op of one algorithm with the first one's parameters.
+  FunctionBuilder b;
+  const Shape xs{1, 8, 6, 10}, ys{1, 16, 6, 10};
+  const ValueId x = b.input("x", xs), w = b.input("w", {16, 8, 1, 1});
+  auto scalar = [&](const char* name, float v) { return b.constant<float>(name, DType::f32, {}, {v}); };
+  const ValueId c = b.node("Conv", {x, w}, ys);
+  const ValueId m = b.node("Mul", {scalar("k", 3.7f), c}, ys);               // scalar on the left
+  const ValueId s = b.node("Sub", {m, scalar("k2", 0.36f)}, ys);
+  const ValueId cl = b.node("Clip", {s, scalar("lo", 0.0f), scalar("hi", 2.5f)}, ys);
+  const ValueId d = b.node("Div", {cl, scalar("k3", -0.5f)}, ys);
+  const ValueId r = b.node("Relu", {b.node("Sub", {scalar("k4", 0.25f), d}, ys)}, ys);
+  b.output(b.node("Clip", {r, scalar("lo2", 0.0f), scalar("hi2", 4.0f)}, ys));
+  check_against_ref("onednn", b.g);
+}
+
 TEST_CASE("onednn: ConvTranspose with stride, pads and output_padding") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {1, 4, 5, 5}), w = b.input("w", {4, 3, 3, 3});
