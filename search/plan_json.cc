@@ -230,13 +230,15 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   o << "},\n";
   o << " \"total_cost\": " << cost_text(plan.total_cost) << ", \"transfer_cost\": " << cost_text(plan.transfer_cost)
     << ", \"boundary_cost\": " << cost_text(plan.boundary_cost) << ",\n";
+  if (plan.isolated_total_cost) o << " \"isolated_total_cost\": " << cost_text(*plan.isolated_total_cost) << ",\n";
   o << " \"partitions\": [";
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
     o << (i ? ",\n  " : "\n  ");
     o << "{\"backend\": " << quote(p.backend) << ", \"device\": " << quote(p.device)
-      << ", \"nodes\": " << node_list(p.nodes, graph) << ",\n   \"cost\": " << cost_text(p.cost)
-      << ", \"function\": " << quote(p.function) << ", \"function_hash\": " << quote(hash_hex(p.function_hash))
+      << ", \"nodes\": " << node_list(p.nodes, graph) << ",\n   \"cost\": " << cost_text(p.cost);
+    if (p.isolated_cost) o << ", \"isolated_cost\": " << cost_text(*p.isolated_cost);
+    o << ", \"function\": " << quote(p.function) << ", \"function_hash\": " << quote(hash_hex(p.function_hash))
       << ",\n   \"candidates\": [";
     for (size_t c = 0; c < p.candidates.size(); ++c) {
       const ChosenCandidate& cc = p.candidates[c];
@@ -303,6 +305,8 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
   plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
   plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
   if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");
+  if (j.contains("isolated_total_cost"))
+    plan.isolated_total_cost = read_cost(j["isolated_total_cost"], file, "isolated_total_cost");
   const auto& parts = field(j, "partitions", file, "");
   if (!parts.is_array()) throw UserError(file, "partitions", "expected a list");
   IndexSet seen(graph.num_nodes());
@@ -319,6 +323,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
                       "node '" + graph.node((p.nodes & seen).first()).name + "' is already in another partition");
     seen |= p.nodes;
     p.cost = read_cost(field(pj, "cost", file, place), file, place + ".cost");
+    if (pj.contains("isolated_cost")) p.isolated_cost = read_cost(pj["isolated_cost"], file, place + ".isolated_cost");
     p.function = read_string(pj, "function", file, place);
     if (pj.contains("function_hash")) {
       std::string h = read_string(pj, "function_hash", file, place);

@@ -25,6 +25,8 @@
 //                    "candidates": [{"nodes", "rule", "cost", "composites": [{"name",
 //                                    "pattern", "nodes"}]}]}],
 //    "boundaries": [{"value", "from", "to", "bytes", "cost"}],
+//    ["isolated_total_cost" at the top and "isolated_cost" in each partition: only for a plan
+//     priced in the plan (in_plan_prices.h); "cost" is then the in-plan price],
 //    ["verified": {"chosen": "collage", "latency_ms": {"collage": 12.3, "single:onednn": 12.9}}],
 //    "stats": {"candidates", "states", "search_ms", + extensions},
 //    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)]}
@@ -81,6 +83,9 @@ struct Partition {
   std::vector<ChosenCandidate> candidates;   // ascending by nodes (IndexSet order)
   std::string function;                // "tvmgen_default_<backend>_main_<k>"
   uint64_t function_hash = 0;          // structural hash of the extracted partition function
+  // Priced in the plan (in_plan_prices.h): `cost` is the partition's time inside the plan, and
+  // this what the search priced it at (the candidates' sum, or its measured whole). Unset otherwise.
+  std::optional<Cost> isolated_cost;
 };
 
 // Search statistics. Counts are deterministic; *_ms are wall-clock and written only on request.
@@ -139,6 +144,8 @@ struct Plan {
   std::string model_fingerprint;
   std::vector<std::pair<std::string, Shape>> input_shapes;
   std::optional<PlanAccuracy> accuracy;   // only for plans made under an accuracy budget
+  // Priced in the plan (in_plan_prices.h): total_cost is what it runs, this what the search saw.
+  std::optional<Cost> isolated_total_cost;
 };
 
 struct PlanJsonOptions {

@@ -5,15 +5,17 @@
 #include <memory>
 
 #include "tessera/error.h"
+#include "tessera/in_plan_prices.h"
 #include "tessera/verified_choice.h"
 
 namespace tessera::cli {
 
-std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                     const CostModel& model, const PartitionOptions& options,
-                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
-                                     const AccuracyBudget& budget) {
-  if (options.search != "collage") return {};
+namespace {
+
+std::vector<std::string> choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                         const CostModel& model, const PartitionOptions& options,
+                                         PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                                         const AccuracyBudget& budget) {
   const double E = budget.max_rel_error;
   const std::vector<std::string> reduced = reduced_precision_backends(backends);
   auto is_reduced = [&](const std::string& name) { return std::find(reduced.begin(), reduced.end(), name) != reduced.end(); };
@@ -74,6 +76,26 @@ std::vector<std::string> verify_plan(const Graph& graph, const std::vector<Backe
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
   outcome.plan = std::move(chosen);
+  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                     const CostModel& model, const PartitionOptions& options,
+                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                                     const AccuracyBudget& budget) {
+  if (options.search != "collage") return {};
+  std::vector<std::string> lines = choose_verified(graph, backends, model, options, outcome, database, may_measure, budget);
+  InPlanOptions in_plan;
+  in_plan.may_measure = may_measure;
+  if (price_in_plan(graph, outcome.plan, database, model, in_plan) && outcome.plan.total_cost.is_value() &&
+      outcome.plan.isolated_total_cost->is_value()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "priced in the plan: %.3f ms (its partitions and crossings as they run; %.3f ms alone)",
+                  outcome.plan.total_cost.number() * 1e3, outcome.plan.isolated_total_cost->number() * 1e3);
+    lines.push_back(buf);
+  }
   return lines;
 }
 

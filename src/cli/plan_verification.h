@@ -18,6 +18,9 @@
 
 namespace tessera::cli {
 
+// Then the chosen plan is priced in the plan (in_plan_prices.h): its partitions and crossings as
+// they run inside it, measured when may_measure, else looked up.
+//
 // Returns one line per contender for the user ("collage 12.31 ms (measured)"), or nothing when
 // there was nothing to compare. `may_measure` = false only looks latencies up in `database`.
 std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,

@@ -1,0 +1,53 @@
+// In-plan prices: a plan's partitions and crossings priced as they run inside the plan.
+//
+// Terms. A candidate's *isolated* price is measured on the function alone (measure_function.h):
+// its inputs freshly written, its weights where the previous timed run of the same function left
+// them. In a plan the same function runs after the rest of the network has passed through the
+// caches, so its weights (and whatever its neighbours' layouts made of its inputs) come from
+// farther away. Measured on resnet18, mobilenet_v2, PaddleOCR det and shufflenet (AMD EPYC, one
+// thread): plans of many partitions ran 9-16% slower than the sum of their isolated prices, every
+// oneDNN partition 6-15% over its price. An *in-plan* price is the partition's time measured in
+// the plan itself: the executor runs the whole plan and times every call (call_profile.h).
+//
+//   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
+//   run the plan 3 rounds x 10 times, per call medians:              in plan  1.21 + 0.23 + 2.63 ms
+//   -> partition costs 1.21, 0.23, 2.63; isolated_cost keeps 1.10, 0.20, 2.40
+//
+// Crossings (the executor's layout conversions, once per value and layout) are timed the same way
+// and replace the boundary costs of their value, shared in proportion to the priced ones.
+//
+// What it changes: the plan's prediction of itself, not the search. The search still compares
+// isolated prices (every candidate of every backend cannot be run inside every plan); the plan
+// it returns is verified end to end against the single-backend plans (verified_choice.h), and
+// then priced in place, so `total_cost` is what it runs and `isolated_total_cost` what the search
+// saw. Graph input and output conversions are not charged (CONTRACTS.md), nor is the executor's
+// work before the first call.
+//
+// Reproducible like every measurement: each price is kept in the cost database, keyed by the
+// plan's latency key (model hash and partition assignment, verified_choice.h) and the partition's
+// index or the crossing value's name (backend "in_plan"). `tune` measures what is missing;
+// `partition --cost measure` and `bench` only look up, and leave the plan as the search priced it
+// when any price is missing, so tune's plan comes back byte for byte.
+#pragma once
+
+#include "tessera/cost_database.h"
+#include "tessera/cost_model.h"
+#include "tessera/graph.h"
+#include "tessera/plan.h"
+
+namespace tessera {
+
+struct InPlanOptions {
+  bool may_measure = true;   // false: database lookups only
+  int rounds = 3;            // rounds of `repeat` runs; a call's price is the median of its round medians
+  int repeat = 10;
+};
+
+// Replaces the costs of `plan`'s partitions and boundaries by their in-plan prices and sets
+// Plan::isolated_total_cost and each Partition::isolated_cost to what they were. Returns false
+// (plan untouched) when a price is neither in `database` nor measurable (may_measure false, or
+// the plan does not build here). `graph` must be the model the plan was made for.
+bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,
+                   const InPlanOptions& options = {});
+
+}  // namespace tessera

@@ -1,0 +1,131 @@
+// In-plan prices of a plan's partitions and crossings. See include/tessera/in_plan_prices.h.
+#include "tessera/in_plan_prices.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "tessera/call_profile.h"
+#include "tessera/executor.h"
+#include "tessera/median.h"
+#include "tessera/model_data.h"
+#include "tessera/structural_hash.h"
+#include "tessera/verified_choice.h"
+
+namespace tessera {
+namespace {
+
+// The plan's measured prices: seconds per partition index, and per crossing value name.
+struct Prices {
+  std::vector<std::optional<double>> partitions;
+  std::map<std::string, double> crossings;
+};
+
+CostKey price_key(const CostKey& plan_key, const std::string& what) {
+  return CostKey{hash_hex(fnv1a64(plan_key.hash + "|" + what)), "in_plan", plan_key.device, plan_key.model};
+}
+
+// The names of the values the plan charges crossings on (the executor's conversions of graph
+// inputs and outputs are not among them).
+std::vector<std::string> charged_values(const Graph& graph, const Plan& plan) {
+  std::vector<std::string> names;
+  for (const Boundary& b : plan.boundaries)
+    if (b.cost.is_value() && b.cost.number() > 0 && (names.empty() || names.back() != graph.value(b.value).name))
+      names.push_back(graph.value(b.value).name);
+  return names;
+}
+
+std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlanOptions& options) {
+  std::unique_ptr<Executor> executor;
+  try {
+    executor = std::make_unique<Executor>(graph, plan);
+  } catch (const std::exception&) {
+    return std::nullopt;   // a plan that does not build here has no in-plan prices
+  }
+  const std::vector<HostTensor> inputs = model_inputs(graph, 0);
+  std::vector<std::vector<double>> rounds;   // per call, its round medians (ms)
+  std::vector<CallProfile> calls;
+  for (int r = 0; r < std::max(1, options.rounds); ++r) {
+    calls = profile_calls(*executor, inputs, std::max(1, options.repeat));
+    rounds.resize(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) rounds[i].push_back(calls[i].median_ms);
+  }
+  attach_plan_costs(calls, *executor, plan);
+  Prices prices;
+  prices.partitions.resize(plan.partitions.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const double s = median(rounds[i]) * 1e-3;
+    if (calls[i].partition >= 0) {
+      auto& p = prices.partitions[static_cast<size_t>(calls[i].partition)];
+      p = p.value_or(0.0) + s;
+    } else if (calls[i].backend == "(crossing)") {
+      prices.crossings[calls[i].label] += s;
+    }
+  }
+  return prices;
+}
+
+}  // namespace
+
+bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,
+                   const InPlanOptions& options) {
+  if (plan.partitions.empty() || plan.isolated_total_cost) return false;
+  const CostKey plan_key = plan_latency_key(graph, plan, model);
+  std::vector<CostKey> keys;
+  for (size_t k = 0; k < plan.partitions.size(); ++k) keys.push_back(price_key(plan_key, "partition " + std::to_string(k)));
+  const std::vector<std::string> crossed = charged_values(graph, plan);
+  for (const std::string& v : crossed) keys.push_back(price_key(plan_key, "crossing " + v));
+
+  // From the database where every price is known; else measured (all of them, in one run).
+  std::vector<std::optional<double>> seconds(keys.size());
+  bool known = database != nullptr;
+  for (size_t i = 0; known && i < keys.size(); ++i) {
+    auto e = database->lookup(keys[i]);
+    if (e && e->cost.is_value()) seconds[i] = e->cost.seconds();
+    else known = false;
+  }
+  if (!known) {
+    if (!options.may_measure) return false;
+    std::optional<Prices> measured = measure(graph, plan, options);
+    if (!measured) return false;
+    for (size_t k = 0; k < plan.partitions.size(); ++k) seconds[k] = measured->partitions[k];
+    for (size_t c = 0; c < crossed.size(); ++c) {
+      auto it = measured->crossings.find(crossed[c]);
+      seconds[plan.partitions.size() + c] = it == measured->crossings.end() ? 0.0 : it->second;
+    }
+    for (const auto& s : seconds)
+      if (!s) return false;   // a partition without a call (nothing ran it): no in-plan price
+    if (database) {
+      const int64_t samples = static_cast<int64_t>(std::max(1, options.rounds)) * std::max(1, options.repeat);
+      for (size_t i = 0; i < keys.size(); ++i) database->insert(keys[i], CostEntry{Cost::value(*seconds[i]), 0.0, samples});
+    }
+  }
+
+  // Apply: partitions, then each crossing value's measured time over its priced boundaries.
+  Cost isolated = plan.total_cost;
+  for (size_t k = 0; k < plan.partitions.size(); ++k) {
+    Partition& p = plan.partitions[k];
+    p.isolated_cost = p.cost;
+    p.cost = Cost::value(*seconds[k]);
+  }
+  std::map<std::string, double> charged;   // value name -> sum of its priced boundary costs
+  for (const Boundary& b : plan.boundaries)
+    if (b.cost.is_value()) charged[graph.value(b.value).name] += b.cost.number();
+  plan.boundary_cost = Cost::zero();
+  for (Boundary& b : plan.boundaries) {
+    const std::string& name = graph.value(b.value).name;
+    auto it = std::find(crossed.begin(), crossed.end(), name);
+    if (it != crossed.end() && b.cost.is_value() && b.cost.number() > 0)
+      b.cost = Cost::value(*seconds[plan.partitions.size() + static_cast<size_t>(it - crossed.begin())] *
+                           b.cost.number() / charged[name]);
+    plan.boundary_cost += b.cost;
+  }
+  plan.total_cost = Cost::zero();
+  for (const Partition& p : plan.partitions) plan.total_cost += p.cost;
+  plan.total_cost += plan.transfer_cost;
+  plan.total_cost += plan.boundary_cost;
+  plan.isolated_total_cost = isolated;
+  return true;
+}
+
+}  // namespace tessera

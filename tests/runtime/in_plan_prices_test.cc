@@ -1,0 +1,87 @@
+// In-plan prices (in_plan_prices.h): a plan's partitions and crossings priced as they run in it,
+// kept in the cost database, reproduced from it without measuring, and written in the plan.
+#include <catch2/catch.hpp>
+
+#include "emit/emit_test_util.h"
+#include "tessera/in_plan_prices.h"
+#include "tessera/mock_cost_model.h"
+
+using namespace tessera;
+
+namespace {
+
+MockCostModel mock_model() {
+  MockCosts costs;
+  costs.file = "<in-plan>";
+  for (const char* b : {"onednn", "xnnpack", "ref"}) costs.backends[b].per_op = 1.0;
+  return MockCostModel(costs);
+}
+
+// conv_block: x -> conv0 -> relu0 -> conv1 -> add0(+x) -> relu1 -> y. Between xnnpack (nhwc) and
+// ref (plain) c1 is converted; between ref and onednn s0 is. The search's prices are made up.
+Plan mixed_plan(const Graph& g) {
+  Plan plan = test::hand_plan(g, {{"onednn", {"conv0"}, {}, 0.5}, {"xnnpack", {"relu0", "conv1"}, {}, 0.25},
+                                  {"ref", {"add0"}, {}, 0.125}, {"onednn", {"relu1"}, {}, 0.0625}});
+  plan.boundaries.push_back({g.find_value("c1"), "xnnpack", "ref", 8 * 16 * 16 * 4, Cost::value(0.01)});
+  plan.boundaries.push_back({g.find_value("s0"), "ref", "onednn", 8 * 16 * 16 * 4, Cost::value(0.02)});
+  plan.boundary_cost = Cost::value(0.03);
+  plan.total_cost = Cost::value(0.9675);
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("in-plan prices: every partition and crossing as timed in the plan, kept and reproduced") {
+  const Graph g = load_model("data/models/conv_block.json");
+  const MockCostModel model = mock_model();
+  const Plan search = mixed_plan(g);
+  CostDatabase db;
+
+  Plan priced = search;
+  REQUIRE(price_in_plan(g, priced, &db, model, {true, 1, 3}));
+  REQUIRE(priced.isolated_total_cost);
+  CHECK(priced.isolated_total_cost->number() == search.total_cost.number());
+  Cost sum = Cost::zero();
+  for (size_t k = 0; k < priced.partitions.size(); ++k) {
+    const Partition& p = priced.partitions[k];
+    REQUIRE(p.isolated_cost);
+    CHECK(p.isolated_cost->number() == search.partitions[k].cost.number());
+    REQUIRE(p.cost.is_value());
+    CHECK(p.cost.number() > 0.0);
+    CHECK(p.cost.number() < 0.01);   // microseconds-scale kernels, not the made-up 0.06-0.5 s
+    sum += p.cost;
+  }
+  Cost crossings = Cost::zero();
+  for (const Boundary& b : priced.boundaries) {
+    CHECK(b.cost.number() < 0.01);   // timed conversions, not the made-up 0.01-0.02 s
+    crossings += b.cost;
+  }
+  CHECK(priced.boundary_cost.number() == Approx(crossings.number()));
+  CHECK(priced.total_cost.number() == Approx((sum + crossings).number()));
+  CHECK(db.stats().entries == priced.partitions.size() + priced.boundaries.size());
+
+  // From the database alone, the same plan byte for byte; without the prices, untouched.
+  Plan again = search;
+  REQUIRE(price_in_plan(g, again, &db, model, {false, 1, 3}));
+  CHECK(plan_to_json_text(again, g) == plan_to_json_text(priced, g));
+  CostDatabase empty;
+  Plan untouched = search;
+  CHECK_FALSE(price_in_plan(g, untouched, &empty, model, {false, 1, 3}));
+  CHECK(plan_to_json_text(untouched, g) == plan_to_json_text(search, g));
+  // Priced once only: a priced plan's prices are already in-plan.
+  CHECK_FALSE(price_in_plan(g, priced, &db, model, {true, 1, 3}));
+}
+
+TEST_CASE("in-plan prices: the plan file keeps both figures and reads them back") {
+  const Graph g = load_model("data/models/conv_block.json");
+  const MockCostModel model = mock_model();
+  Plan priced = mixed_plan(g);
+  CostDatabase db;
+  REQUIRE(price_in_plan(g, priced, &db, model, {true, 1, 2}));
+  const std::string text = plan_to_json_text(priced, g);
+  CHECK(text.find("\"isolated_total_cost\": 0.9675") != std::string::npos);
+  CHECK(text.find("\"isolated_cost\": 0.5") != std::string::npos);
+  const Plan back = plan_from_json(nlohmann::json::parse(text), "plan.json", g);
+  CHECK(plan_to_json_text(back, g) == text);
+  CHECK(plan_to_json_text(mixed_plan(g), g).find("isolated") == std::string::npos);
+}
