@@ -91,6 +91,8 @@ for m in $models; do
   "$tessera" tune "$model" "${shape_flags[@]}" --backends "$backends" --cache "$out/costs.db" --plan "$plan" -j 1 --threads "$threads" $tune_flags >"$out/$m.tune.log" 2>&1
   tune_s=$((SECONDS - start))
   predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
+  # What the search saw (the isolated prices) when tune priced the plan in place (in_plan_prices.h).
+  isolated=$(/usr/bin/python3 -c "import json; p = json.load(open('$plan')); print(p.get('isolated_total_cost', p['total_cost']) * 1e3)")
   partitions=$(/usr/bin/python3 -c "
 import json, collections; p = json.load(open('$plan'))['partitions']
 c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={v}' for k, v in sorted(c.items())))")
@@ -101,7 +103,7 @@ c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={
     t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
     o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$repeat" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
   done
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" >> "$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" "$isolated" >> "$results"
   if [ "$combos" = 1 ]; then
     # shellcheck disable=SC2086
     "$tessera" bench "$model" "${shape_flags[@]}" --combos $combo_list --cost measure \
@@ -127,16 +129,16 @@ done
 import json, math, statistics, sys
 results, out, combos, combo_list = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4].split()
 rows = [line.rstrip("\n").split("\t") for line in open(results) if line.strip()]
-print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | --check | tune s | partitions |")
-print("|---|---|---|---:|---:|---:|---|---:|---|")
+print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | isolated / measured | --check | tune s | partitions |")
+print("|---|---|---|---:|---:|---:|---:|---|---:|---|")
 ratios = []
-for m, pred, t, o, check, tune_s, parts in rows:
+for m, pred, t, o, check, tune_s, parts, iso in rows:
     t = [float(x) for x in t.split()]; o = [float(x) for x in o.split()]
     tm, om = statistics.median(t), statistics.median(o)
     if not math.isnan(tm): ratios.append(tm / om)
     c = json.loads(check)
     print(f"| {m} | {tm:.2f} ({', '.join(f'{x:.1f}' for x in t)}) | {om:.2f} ({', '.join(f'{x:.1f}' for x in o)}) | "
-          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | "
+          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | {float(iso)/tm:.2f} | "
           + ("run failed (see .check.log)" if c.get("failed") else f"ok={c['ok']} err={c['max_abs_error']:.2g}") + f" | {tune_s} | {parts} |")
 if ratios:
     print(f"\ngeometric mean tessera / ORT over {len(ratios)} models that ran: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
