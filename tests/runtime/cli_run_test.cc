@@ -148,7 +148,8 @@ TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", 
     Process tvm = tessera_cli("partition " + model + shapes + " --backends ref,tvm --cost roofline --plan " + tvm_plan);
     INFO(tvm.err);
     REQUIRE(tvm.exit_code == 0);
-    for (const auto& part : nlohmann::json::parse(read_file(tvm_plan))["partitions"])
+    const nlohmann::json tvm_json = nlohmann::json::parse(read_file(tvm_plan));   // outlives the loop
+    for (const auto& part : tvm_json["partitions"])
       for (const auto& node : part["nodes"])
         if (node == "If_0") CHECK(part["backend"] == "ref");
     // sr = 8000 chooses the 8 kHz branch, which does not type for 512 samples: exit 2, one line.

@@ -38,7 +38,7 @@ class GraphBuilder {
   template <typename T>
   ValueId constant(const std::string& name, DType dtype, Shape shape, const std::vector<T>& values) {
     auto bytes = std::make_shared<TensorBytes>(values.size() * sizeof(T));
-    std::memcpy(bytes->data(), values.data(), bytes->size());
+    if (!values.empty()) std::memcpy(bytes->data(), values.data(), bytes->size());   // memcpy(null, ...) is UB
     Value v{name, TensorType{dtype, std::move(shape)}, ValueKind::Constant};
     v.data = std::move(bytes);
     return g.add_value(std::move(v));
