@@ -25,14 +25,13 @@ CostKey price_key(const CostKey& plan_key, const std::string& what) {
   return CostKey{hash_hex(fnv1a64(plan_key.hash + "|" + what)), "in_plan", plan_key.device, plan_key.model};
 }
 
-// The names of the values the plan charges crossings on (the executor's conversions of graph
-// inputs and outputs are not among them).
-std::vector<std::string> charged_values(const Graph& graph, const Plan& plan) {
-  std::vector<std::string> names;
+// The values the plan charges crossings on, by name, with the sum of their priced boundary costs
+// (the executor's conversions of graph inputs and outputs are not among them).
+std::map<std::string, double> charged_values(const Graph& graph, const Plan& plan) {
+  std::map<std::string, double> charged;
   for (const Boundary& b : plan.boundaries)
-    if (b.cost.is_value() && b.cost.number() > 0 && (names.empty() || names.back() != graph.value(b.value).name))
-      names.push_back(graph.value(b.value).name);
-  return names;
+    if (b.cost.is_value() && b.cost.number() > 0) charged[graph.value(b.value).name] += b.cost.number();
+  return charged;
 }
 
 std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlanOptions& options) {
@@ -73,8 +72,8 @@ bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const
   const CostKey plan_key = plan_latency_key(graph, plan, model);
   std::vector<CostKey> keys;
   for (size_t k = 0; k < plan.partitions.size(); ++k) keys.push_back(price_key(plan_key, "partition " + std::to_string(k)));
-  const std::vector<std::string> crossed = charged_values(graph, plan);
-  for (const std::string& v : crossed) keys.push_back(price_key(plan_key, "crossing " + v));
+  const std::map<std::string, double> charged = charged_values(graph, plan);
+  for (const auto& [v, sum] : charged) keys.push_back(price_key(plan_key, "crossing " + v));
 
   // From the database where every price is known; else measured (all of them, in one run).
   std::vector<std::optional<double>> seconds(keys.size());
@@ -89,9 +88,10 @@ bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const
     std::optional<Prices> measured = measure(graph, plan, options);
     if (!measured) return false;
     for (size_t k = 0; k < plan.partitions.size(); ++k) seconds[k] = measured->partitions[k];
-    for (size_t c = 0; c < crossed.size(); ++c) {
-      auto it = measured->crossings.find(crossed[c]);
-      seconds[plan.partitions.size() + c] = it == measured->crossings.end() ? 0.0 : it->second;
+    size_t c = plan.partitions.size();
+    for (const auto& [v, sum] : charged) {
+      auto it = measured->crossings.find(v);
+      seconds[c++] = it == measured->crossings.end() ? 0.0 : it->second;
     }
     for (const auto& s : seconds)
       if (!s) return false;   // a partition without a call (nothing ran it): no in-plan price
@@ -108,16 +108,13 @@ bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const
     p.isolated_cost = p.cost;
     p.cost = Cost::value(*seconds[k]);
   }
-  std::map<std::string, double> charged;   // value name -> sum of its priced boundary costs
-  for (const Boundary& b : plan.boundaries)
-    if (b.cost.is_value()) charged[graph.value(b.value).name] += b.cost.number();
+  std::map<std::string, double> in_plan;   // value name -> its conversions' time in the plan
+  size_t c = plan.partitions.size();
+  for (const auto& [v, sum] : charged) in_plan[v] = *seconds[c++];
   plan.boundary_cost = Cost::zero();
   for (Boundary& b : plan.boundaries) {
     const std::string& name = graph.value(b.value).name;
-    auto it = std::find(crossed.begin(), crossed.end(), name);
-    if (it != crossed.end() && b.cost.is_value() && b.cost.number() > 0)
-      b.cost = Cost::value(*seconds[plan.partitions.size() + static_cast<size_t>(it - crossed.begin())] *
-                           b.cost.number() / charged[name]);
+    if (b.cost.is_value() && b.cost.number() > 0) b.cost = Cost::value(in_plan[name] * b.cost.number() / charged.at(name));
     plan.boundary_cost += b.cost;
   }
   plan.total_cost = Cost::zero();

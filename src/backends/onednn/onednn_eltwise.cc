@@ -10,19 +10,6 @@ namespace {
 
 using dnnl::algorithm;
 
-// Clip's bound from input `i` (opset >= 11) or attribute `name` (older), else `dflt`.
-float clip_bound(const Graph& fn, const Node& node, size_t i, const char* name, float dflt) {
-  if (i < node.inputs.size() && node.inputs[i] != kNoValue) {
-    const Value& v = fn.value(node.inputs[i]);
-    if (!v.is_constant() || !v.data || v.type.dtype != DType::f32 || v.type.numel() != 1)
-      throw KernelUnsupported("onednn: node '" + node.name + "' (Clip): bounds must be f32 constants");
-    float f;
-    std::memcpy(&f, v.data->data(), sizeof f);
-    return f;
-  }
-  return static_cast<float>(attr_float(node.attrs, name, dflt));
-}
-
 // The value of an f32 constant with one element, if `v` is one and its data is here.
 std::optional<float> scalar_constant(const Graph& fn, ValueId v) {
   const Value& val = fn.value(v);
@@ -30,6 +17,15 @@ std::optional<float> scalar_constant(const Graph& fn, ValueId v) {
   float f;
   std::memcpy(&f, val.data->data(), sizeof f);
   return f;
+}
+
+// Clip's bound from input `i` (opset >= 11) or attribute `name` (older), else `dflt`.
+float clip_bound(const Graph& fn, const Node& node, size_t i, const char* name, float dflt) {
+  if (i < node.inputs.size() && node.inputs[i] != kNoValue) {
+    if (auto f = scalar_constant(fn, node.inputs[i])) return *f;
+    throw KernelUnsupported("onednn: node '" + node.name + "' (Clip): bounds must be f32 constants");
+  }
+  return static_cast<float>(attr_float(node.attrs, name, dflt));
 }
 
 // Add, Sub, Mul or Div of a full-size value and a constant scalar, as the eltwise alpha * x + beta.
