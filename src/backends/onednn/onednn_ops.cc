@@ -126,7 +126,9 @@ void OnednnProgram::build_matmul(size_t n) {
     a_md = plain_md(ad);
     b_md = plain_md(bd);
   }
-  const bool const_b = fn_.value(b).kind != ValueKind::Intermediate && yd.size() == 2;
+  // Weights (a function input or constant) that every batch shares: oneDNN picks their layout
+  // (format any; bf16: converted once, cached), also under a batched source (BERT's 1xSxH x HxH).
+  const bool const_b = fn_.value(b).kind != ValueKind::Intermediate && bs.size() == 2;
   // In bf16 the operands are converted to plain bf16 (weights: once, cached; activations: a
   // reorder step per run, which also resolves a transposed view).
   const memory::data_type ct = compute_type();
