@@ -14,6 +14,14 @@
 // Order: partitions sorted by first node; each, in that order, absorbs its touching same-backend
 // neighbours (lowest partition first) until none is left, and the sweep repeats until nothing
 // changes. The result depends only on the chosen candidates, never on hash or thread order.
+//
+// The check, on the partition DAG itself (every node belongs to a partition or is a vertex of its
+// own): merging touching g and h, with an edge g -> h, closes a cycle exactly when h is also
+// reachable from g through some third vertex (a depth-first search from g's other successors).
+// No such path also means the union is convex: a node x outside it on a path from g to h would
+// lie in a third vertex on a path g -> x -> h. So one search replaces the per-merge convexity
+// test and the rebuild of the whole contracted graph, which made coalescing quadratic in the
+// graph (7.9 s of a 10,584-node encoder's 16 s).
 // The backend's max_depth/max_exits limits are not re-checked: they bound what one kernel-level
 // candidate may be, and a coalesced partition is a function calling several of them.
 #pragma once
