@@ -13,6 +13,11 @@
 // beyond the word vector, and hashing and ordering are trivial. Sparse sets would win only on
 // graphs far larger than the ~10^4 nodes tessera targets.
 //
+// Span. The set also keeps a word range [lo, hi) outside which every word is zero (it may be
+// loose inside: erase() does not shrink it). A candidate of a few nodes in a 10,000-node graph
+// spans a word or two, so union, intersection, comparison, hashing and iteration run over its
+// span, not the universe; only storage and copies stay n/8 bytes.
+//
 // The universe size travels with the set; binary operations require equal sizes (an internal
 // invariant). hash() is stable across runs and machines (FNV-1a over the words), so it may key
 // persistent data; std::hash is never used.
@@ -22,6 +27,7 @@
 // by size first. The order is independent of hashing and of insertion history.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
@@ -37,6 +43,19 @@ class IndexSet {
   IndexSet(int size, std::initializer_list<int> members);
   static IndexSet all(int size);                          // {0, ..., size-1}
   static IndexSet single(int size, int index);
+  IndexSet(const IndexSet&) = default;
+  IndexSet& operator=(const IndexSet&) = default;
+  // A moved-from set is empty with no words: its span must say so too.
+  IndexSet(IndexSet&& o) noexcept : size_(o.size_), words_(std::move(o.words_)), lo_(o.lo_), hi_(o.hi_) { o.lo_ = o.hi_ = 0; }
+  IndexSet& operator=(IndexSet&& o) noexcept {
+    if (this == &o) return *this;
+    size_ = o.size_;
+    words_ = std::move(o.words_);
+    lo_ = o.lo_;
+    hi_ = o.hi_;
+    o.lo_ = o.hi_ = 0;
+    return *this;
+  }
 
   int size() const { return size_; }                      // universe size, not the count
   int count() const;                                      // number of members
@@ -46,7 +65,17 @@ class IndexSet {
   }
   bool operator[](int i) const { return contains(i); }
 
-  void insert(int i) { words_[static_cast<size_t>(i) >> 6] |= uint64_t{1} << (static_cast<unsigned>(i) & 63u); }
+  void insert(int i) {
+    const uint32_t w = static_cast<uint32_t>(i) >> 6;
+    words_[w] |= uint64_t{1} << (static_cast<unsigned>(i) & 63u);
+    if (lo_ == hi_) {
+      lo_ = w;
+      hi_ = w + 1;
+    } else {
+      lo_ = std::min(lo_, w);
+      hi_ = std::max(hi_, w + 1);
+    }
+  }
   void erase(int i) { words_[static_cast<size_t>(i) >> 6] &= ~(uint64_t{1} << (static_cast<unsigned>(i) & 63u)); }
   void clear();
 
@@ -73,7 +102,7 @@ class IndexSet {
   // Calls f(i) for every member in ascending order.
   template <typename F>
   void for_each(F&& f) const {
-    for (size_t w = 0; w < words_.size(); ++w) {
+    for (size_t w = lo_; w < hi_; ++w) {
       uint64_t bits = words_[w];
       while (bits) {
         f(static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
@@ -86,7 +115,7 @@ class IndexSet {
   std::string to_string() const;    // "{0,3,4}"
   const std::vector<uint64_t>& words() const { return words_; }
 
-  bool operator==(const IndexSet& o) const { return size_ == o.size_ && words_ == o.words_; }
+  bool operator==(const IndexSet& o) const;
   std::strong_ordering operator<=>(const IndexSet& o) const;
 
   struct Hash {
@@ -96,6 +125,7 @@ class IndexSet {
  private:
   int size_ = 0;
   std::vector<uint64_t> words_;     // bits at and above size_ are always zero
+  uint32_t lo_ = 0, hi_ = 0;        // every nonzero word lies in [lo_, hi_); lo_ == hi_: none
 };
 
 }  // namespace tessera

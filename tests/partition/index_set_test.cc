@@ -82,3 +82,75 @@ TEST_CASE("IndexSet hash is stable and order is lexicographic on members", "[ind
     CHECK(((a <=> b) == 0) == (am == bm));
   }
 }
+
+// The span (index_set.h): every operation, against std::set, on sets whose spans are loose
+// (erase), empty after an intersection, or moved from; hash against FNV-1a over all the words.
+TEST_CASE("IndexSet spans: random operations agree with std::set and the dense hash", "[index_set]") {
+  auto dense_hash = [](const std::set<int>& m, int size) {
+    std::vector<uint64_t> words((static_cast<size_t>(size) + 63) / 64, 0);
+    for (int i : m) words[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64);
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) {
+      for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+    };
+    mix(static_cast<uint64_t>(size));
+    for (uint64_t w : words) mix(w);
+    return h;
+  };
+  std::mt19937 rng(20261125);
+  const int n = 700;
+  for (int trial = 0; trial < 3000; ++trial) {
+    IndexSet a(n), b(n);
+    std::set<int> am, bm;
+    // Members clustered in a window (a candidate), sometimes anywhere (a search state).
+    auto fill = [&](IndexSet& s, std::set<int>& m) {
+      const int from = static_cast<int>(rng() % n), width = trial % 4 == 0 ? n : 1 + static_cast<int>(rng() % 130);
+      for (int k = static_cast<int>(rng() % 6); k > 0; --k) {
+        const int i = (from + static_cast<int>(rng() % static_cast<unsigned>(width))) % n;
+        s.insert(i);
+        m.insert(i);
+      }
+    };
+    fill(a, am);
+    fill(b, bm);
+    if (!am.empty() && rng() % 2) {   // a loose span
+      const int gone = *am.begin();
+      a.erase(gone);
+      am.erase(gone);
+    }
+    IndexSet moved = std::move(b);    // b is moved from: empty, and usable again
+    b.clear();
+    CHECK(b.empty());
+    b = std::move(moved);
+    auto same = [&](const IndexSet& s, const std::set<int>& m) {
+      CHECK(s.members() == std::vector<int>(m.begin(), m.end()));
+      CHECK(s.count() == static_cast<int>(m.size()));
+      CHECK(s.empty() == m.empty());
+      CHECK(s.first() == (m.empty() ? -1 : *m.begin()));
+      CHECK(s.last() == (m.empty() ? -1 : *m.rbegin()));
+      CHECK(s.hash() == dense_hash(m, n));
+      const int probe = static_cast<int>(rng() % n);
+      auto above = m.upper_bound(probe);
+      CHECK(s.next(probe) == (above == m.end() ? -1 : *above));
+      CHECK(s.contains(probe) == (m.count(probe) == 1));
+    };
+    same(a, am);
+    same(b, bm);
+    std::set<int> u = am, i, d;
+    u.insert(bm.begin(), bm.end());
+    std::set_intersection(am.begin(), am.end(), bm.begin(), bm.end(), std::inserter(i, i.end()));
+    std::set_difference(am.begin(), am.end(), bm.begin(), bm.end(), std::inserter(d, d.end()));
+    same(a | b, u);
+    same(a & b, i);
+    same(a - b, d);
+    CHECK(a.intersects(b) == !i.empty());
+    CHECK(a.is_subset_of(b) == (d.empty()));
+    CHECK((a == b) == (am == bm));
+    CHECK(((a & b) == IndexSet(n)) == i.empty());
+    CHECK((a <=> b == 0) == (am == bm));
+    CHECK((a < b) == std::lexicographical_compare(am.begin(), am.end(), bm.begin(), bm.end()));
+    IndexSet grown = a & b;   // empty span after a disjoint intersection, then grown again
+    grown |= b;
+    same(grown, bm);
+  }
+}
