@@ -8,15 +8,13 @@
 //   entries  = inside & has_outside_input        (one AND per 64 nodes)
 //   convex   = ((down | ...) & up & ~inside) == 0
 //
-// Trade-off: a dense bitset costs n/8 bytes per set (128 bytes for a 1,000-node graph) even for
-// a one-node candidate, but every operation is a short loop without branches or allocation
-// beyond the word vector, and hashing and ordering are trivial. Sparse sets would win only on
-// graphs far larger than the ~10^4 nodes tessera targets.
-//
-// Span. The set also keeps a word range [lo, hi) outside which every word is zero (it may be
-// loose inside: erase() does not shrink it). A candidate of a few nodes in a 10,000-node graph
-// spans a word or two, so union, intersection, comparison, hashing and iteration run over its
-// span, not the universe; only storage and copies stay n/8 bytes.
+// Window. A set stores only the words from its first to its last member's (base word + a
+// vector), and every word outside that window is zero. A candidate of a few nodes in a
+// 10,000-node graph holds a word or two, so storage, copies, union, intersection, comparison,
+// hashing and iteration follow the set's span, not the graph's size (a dense bitset made the
+// candidates of a 216-layer encoder take 1.3 KB per set, several per candidate, and every
+// operation a 165-word loop). Sets that do span the graph (reachability, search states) cost
+// what a dense bitset costs. The window may be loose (erase() does not shrink it).
 //
 // The universe size travels with the set; binary operations require equal sizes (an internal
 // invariant). hash() is stable across runs and machines (FNV-1a over the words), so it may key
@@ -43,40 +41,17 @@ class IndexSet {
   IndexSet(int size, std::initializer_list<int> members);
   static IndexSet all(int size);                          // {0, ..., size-1}
   static IndexSet single(int size, int index);
-  IndexSet(const IndexSet&) = default;
-  IndexSet& operator=(const IndexSet&) = default;
-  // A moved-from set is empty with no words: its span must say so too.
-  IndexSet(IndexSet&& o) noexcept : size_(o.size_), words_(std::move(o.words_)), lo_(o.lo_), hi_(o.hi_) { o.lo_ = o.hi_ = 0; }
-  IndexSet& operator=(IndexSet&& o) noexcept {
-    if (this == &o) return *this;
-    size_ = o.size_;
-    words_ = std::move(o.words_);
-    lo_ = o.lo_;
-    hi_ = o.hi_;
-    o.lo_ = o.hi_ = 0;
-    return *this;
-  }
-
   int size() const { return size_; }                      // universe size, not the count
   int count() const;                                      // number of members
   bool empty() const;
-  bool contains(int i) const {
-    return (words_[static_cast<size_t>(i) >> 6] >> (static_cast<unsigned>(i) & 63u)) & 1u;
-  }
+  bool contains(int i) const { return (word(static_cast<size_t>(i) >> 6) >> (static_cast<unsigned>(i) & 63u)) & 1u; }
   bool operator[](int i) const { return contains(i); }
 
-  void insert(int i) {
-    const uint32_t w = static_cast<uint32_t>(i) >> 6;
-    words_[w] |= uint64_t{1} << (static_cast<unsigned>(i) & 63u);
-    if (lo_ == hi_) {
-      lo_ = w;
-      hi_ = w + 1;
-    } else {
-      lo_ = std::min(lo_, w);
-      hi_ = std::max(hi_, w + 1);
-    }
+  void insert(int i);
+  void erase(int i) {
+    const size_t w = static_cast<size_t>(i) >> 6;
+    if (w >= base_ && w - base_ < words_.size()) words_[w - base_] &= ~(uint64_t{1} << (static_cast<unsigned>(i) & 63u));
   }
-  void erase(int i) { words_[static_cast<size_t>(i) >> 6] &= ~(uint64_t{1} << (static_cast<unsigned>(i) & 63u)); }
   void clear();
 
   IndexSet& operator|=(const IndexSet& o);
@@ -102,10 +77,10 @@ class IndexSet {
   // Calls f(i) for every member in ascending order.
   template <typename F>
   void for_each(F&& f) const {
-    for (size_t w = lo_; w < hi_; ++w) {
-      uint64_t bits = words_[w];
+    for (size_t k = 0; k < words_.size(); ++k) {
+      uint64_t bits = words_[k];
       while (bits) {
-        f(static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+        f(static_cast<int>((base_ + k) * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
         bits &= bits - 1;
       }
     }
@@ -113,7 +88,8 @@ class IndexSet {
 
   uint64_t hash() const;            // stable FNV-1a over size and words
   std::string to_string() const;    // "{0,3,4}"
-  const std::vector<uint64_t>& words() const { return words_; }
+  // Word w of the dense bitset (0 outside the window).
+  uint64_t word(size_t w) const { return w >= base_ && w - base_ < words_.size() ? words_[w - base_] : 0; }
 
   bool operator==(const IndexSet& o) const;
   std::strong_ordering operator<=>(const IndexSet& o) const;
@@ -123,9 +99,13 @@ class IndexSet {
   };
 
  private:
+  size_t end() const { return base_ + words_.size(); }   // one past the window's last word
+  // Widens the window to hold words [lo, hi) (new words zero).
+  void cover(size_t lo, size_t hi);
+
   int size_ = 0;
-  std::vector<uint64_t> words_;     // bits at and above size_ are always zero
-  uint32_t lo_ = 0, hi_ = 0;        // every nonzero word lies in [lo_, hi_); lo_ == hi_: none
+  size_t base_ = 0;                 // dense word index of words_[0]
+  std::vector<uint64_t> words_;     // the window; bits at and above size_ are always zero
 };
 
 }  // namespace tessera

@@ -46,14 +46,9 @@ struct KeyHash {
 // A node both downstream and upstream of u lies strictly between u's first and last member, so
 // only those words are tested: the cost follows the union's span, not the graph's size.
 bool convex_union(const Member& a, const Member& b, const IndexSet& u) {
-  const auto& ad = a.down.words();
-  const auto& bd = b.down.words();
-  const auto& au = a.up.words();
-  const auto& bu = b.up.words();
-  const auto& uw = u.words();
   const size_t first = static_cast<size_t>(u.first()) / 64, last = static_cast<size_t>(u.last()) / 64;
   for (size_t i = first; i <= last; ++i)
-    if ((ad[i] | bd[i]) & (au[i] | bu[i]) & ~uw[i]) return false;
+    if ((a.down.word(i) | b.down.word(i)) & (a.up.word(i) | b.up.word(i)) & ~u.word(i)) return false;
   return true;
 }
 

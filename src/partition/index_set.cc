@@ -1,4 +1,4 @@
-// IndexSet: word-at-a-time set algebra over each set's span (see include/tessera/index_set.h).
+// IndexSet: word-at-a-time set algebra over each set's window (see include/tessera/index_set.h).
 #include "tessera/index_set.h"
 
 #include <bit>
@@ -22,9 +22,7 @@ uint64_t skip_zero_words(uint64_t h, size_t words) {
 
 }  // namespace
 
-IndexSet::IndexSet(int size) : size_(size), words_(words_for(size), 0) {
-  TESSERA_CHECK(size >= 0, "IndexSet: negative size");
-}
+IndexSet::IndexSet(int size) : size_(size) { TESSERA_CHECK(size >= 0, "IndexSet: negative size"); }
 
 IndexSet::IndexSet(int size, std::initializer_list<int> members) : IndexSet(size) {
   for (int m : members) {
@@ -35,10 +33,8 @@ IndexSet::IndexSet(int size, std::initializer_list<int> members) : IndexSet(size
 
 IndexSet IndexSet::all(int size) {
   IndexSet s(size);
-  for (auto& w : s.words_) w = ~uint64_t{0};
+  s.words_.assign(words_for(size), ~uint64_t{0});
   if (size % 64 != 0 && !s.words_.empty()) s.words_.back() = (uint64_t{1} << (size % 64)) - 1;
-  s.lo_ = 0;
-  s.hi_ = static_cast<uint32_t>(s.words_.size());
   return s;
 }
 
@@ -48,54 +44,69 @@ IndexSet IndexSet::single(int size, int index) {
   return s;
 }
 
+void IndexSet::cover(size_t lo, size_t hi) {
+  if (words_.empty()) {
+    base_ = lo;
+    words_.assign(hi - lo, 0);
+    return;
+  }
+  if (lo < base_) {
+    words_.insert(words_.begin(), base_ - lo, 0);
+    base_ = lo;
+  }
+  if (hi > end()) words_.resize(hi - base_, 0);
+}
+
+void IndexSet::insert(int i) {
+  const size_t w = static_cast<size_t>(i) >> 6;
+  cover(w, w + 1);
+  words_[w - base_] |= uint64_t{1} << (static_cast<unsigned>(i) & 63u);
+}
+
 int IndexSet::count() const {
   int n = 0;
-  for (size_t w = lo_; w < hi_; ++w) n += std::popcount(words_[w]);
+  for (uint64_t w : words_) n += std::popcount(w);
   return n;
 }
 
 bool IndexSet::empty() const {
-  for (size_t w = lo_; w < hi_; ++w)
-    if (words_[w]) return false;
+  for (uint64_t w : words_)
+    if (w) return false;
   return true;
 }
 
 void IndexSet::clear() {
-  for (size_t w = lo_; w < hi_; ++w) words_[w] = 0;
-  lo_ = hi_ = 0;
+  words_.clear();
+  base_ = 0;
 }
 
 IndexSet& IndexSet::operator|=(const IndexSet& o) {
   TESSERA_CHECK(size_ == o.size_, "IndexSet: size mismatch");
-  if (o.lo_ == o.hi_) return *this;
-  for (size_t i = o.lo_; i < o.hi_; ++i) words_[i] |= o.words_[i];
-  if (lo_ == hi_) {
-    lo_ = o.lo_;
-    hi_ = o.hi_;
-  } else {
-    lo_ = std::min(lo_, o.lo_);
-    hi_ = std::max(hi_, o.hi_);
-  }
+  if (o.words_.empty()) return *this;
+  cover(o.base_, o.end());
+  uint64_t* to = words_.data() + (o.base_ - base_);
+  for (size_t k = 0; k < o.words_.size(); ++k) to[k] |= o.words_[k];
   return *this;
 }
 
 IndexSet& IndexSet::operator&=(const IndexSet& o) {
   TESSERA_CHECK(size_ == o.size_, "IndexSet: size mismatch");
-  const uint32_t lo = std::max(lo_, o.lo_), hi = std::min(hi_, o.hi_);
-  for (size_t i = lo_; i < hi_; ++i) words_[i] = i >= lo && i < hi ? words_[i] & o.words_[i] : 0;
-  if (lo < hi) {
-    lo_ = lo;
-    hi_ = hi;
-  } else {
-    lo_ = hi_ = 0;
+  const size_t lo = std::max(base_, o.base_), hi = std::min(end(), o.end());
+  if (lo >= hi) {
+    clear();
+    return *this;
   }
+  std::vector<uint64_t> kept(hi - lo);
+  for (size_t w = lo; w < hi; ++w) kept[w - lo] = words_[w - base_] & o.words_[w - o.base_];
+  words_ = std::move(kept);
+  base_ = lo;
   return *this;
 }
 
 IndexSet& IndexSet::operator-=(const IndexSet& o) {
   TESSERA_CHECK(size_ == o.size_, "IndexSet: size mismatch");
-  const uint32_t lo = std::max(lo_, o.lo_), hi = std::min(hi_, o.hi_);
-  for (size_t i = lo; i < hi; ++i) words_[i] &= ~o.words_[i];
+  const size_t lo = std::max(base_, o.base_), hi = std::min(end(), o.end());
+  for (size_t w = lo; w < hi; ++w) words_[w - base_] &= ~o.words_[w - o.base_];
   return *this;
 }
 
@@ -103,50 +114,54 @@ IndexSet IndexSet::complement() const { return all(size_) - *this; }
 
 bool IndexSet::intersects(const IndexSet& o) const {
   TESSERA_CHECK(size_ == o.size_, "IndexSet: size mismatch");
-  const uint32_t lo = std::max(lo_, o.lo_), hi = std::min(hi_, o.hi_);
-  for (size_t i = lo; i < hi; ++i)
-    if (words_[i] & o.words_[i]) return true;
+  const size_t lo = std::max(base_, o.base_), hi = std::min(end(), o.end());
+  for (size_t w = lo; w < hi; ++w)
+    if (words_[w - base_] & o.words_[w - o.base_]) return true;
   return false;
 }
 
 bool IndexSet::is_subset_of(const IndexSet& o) const {
   TESSERA_CHECK(size_ == o.size_, "IndexSet: size mismatch");
-  for (size_t i = lo_; i < hi_; ++i)
-    if (words_[i] & ~o.words_[i]) return false;
+  for (size_t k = 0; k < words_.size(); ++k)
+    if (words_[k] & ~o.word(base_ + k)) return false;
   return true;
 }
 
 bool IndexSet::and3_within(const IndexSet& a, const IndexSet& b, const IndexSet& c) const {
   TESSERA_CHECK(size_ == a.size_ && size_ == b.size_ && size_ == c.size_, "IndexSet: size mismatch");
-  const uint32_t lo = std::max({a.lo_, b.lo_, c.lo_}), hi = std::min({a.hi_, b.hi_, c.hi_});
-  for (size_t i = lo; i < hi; ++i)
-    if (a.words_[i] & b.words_[i] & c.words_[i] & ~words_[i]) return false;
+  const size_t lo = std::max({a.base_, b.base_, c.base_}), hi = std::min({a.end(), b.end(), c.end()});
+  for (size_t w = lo; w < hi; ++w)
+    if (a.words_[w - a.base_] & b.words_[w - b.base_] & c.words_[w - c.base_] & ~word(w)) return false;
   return true;
 }
 
 int IndexSet::first() const { return next(-1); }
 
 int IndexSet::next(int after) const {
-  int start = after + 1;
-  if (start >= size_) return -1;
+  const int start = after + 1;
+  if (start >= size_ || words_.empty()) return -1;
   size_t w = static_cast<size_t>(start) >> 6;
-  if (w >= hi_) return -1;
-  uint64_t bits = w < lo_ ? 0 : words_[w] & (~uint64_t{0} << (static_cast<unsigned>(start) & 63u));
-  if (w < lo_) {
-    w = lo_;
-    bits = words_[w];
+  if (w >= end()) return -1;
+  uint64_t bits;
+  if (w < base_) {
+    w = base_;
+    bits = words_[0];
+  } else {
+    bits = words_[w - base_] & (~uint64_t{0} << (static_cast<unsigned>(start) & 63u));
   }
   while (true) {
     if (bits) return static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-    if (++w >= hi_) return -1;
-    bits = words_[w];
+    if (++w >= end()) return -1;
+    bits = words_[w - base_];
   }
 }
 
 int IndexSet::first_unset() const {
-  for (size_t w = 0; w < words_.size(); ++w) {
-    if (~words_[w]) {
-      int i = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_one(words_[w])));
+  const size_t n = words_for(size_);
+  for (size_t w = 0; w < n; ++w) {
+    const uint64_t bits = word(w);
+    if (~bits) {
+      const int i = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_one(bits)));
       return i < size_ ? i : size_;
     }
   }
@@ -154,8 +169,8 @@ int IndexSet::first_unset() const {
 }
 
 int IndexSet::last() const {
-  for (size_t w = hi_; w-- > lo_;)
-    if (words_[w]) return static_cast<int>(w * 64 + 63 - static_cast<size_t>(std::countl_zero(words_[w])));
+  for (size_t k = words_.size(); k-- > 0;)
+    if (words_[k]) return static_cast<int>((base_ + k) * 64 + 63 - static_cast<size_t>(std::countl_zero(words_[k])));
   return -1;
 }
 
@@ -166,8 +181,8 @@ std::vector<int> IndexSet::members() const {
   return out;
 }
 
-// FNV-1a over the size and every word, as ever (stable across runs: it may key persistent data);
-// the zero words outside the span are skipped arithmetically.
+// FNV-1a over the size and every word of the dense bitset, as ever (stable across runs: it may
+// key persistent data); the zero words outside the window are skipped arithmetically.
 uint64_t IndexSet::hash() const {
   uint64_t h = 1469598103934665603ull;   // FNV-1a offset basis
   auto mix = [&h](uint64_t v) {
@@ -177,10 +192,11 @@ uint64_t IndexSet::hash() const {
     }
   };
   mix(static_cast<uint64_t>(size_));
-  const size_t lo = lo_ < hi_ ? lo_ : words_.size(), hi = lo_ < hi_ ? hi_ : words_.size();
-  h = skip_zero_words(h, lo);
-  for (size_t w = lo; w < hi; ++w) mix(words_[w]);
-  return skip_zero_words(h, words_.size() - hi);
+  const size_t n = words_for(size_);
+  if (words_.empty()) return skip_zero_words(h, n);
+  h = skip_zero_words(h, base_);
+  for (uint64_t w : words_) mix(w);
+  return skip_zero_words(h, n - end());
 }
 
 std::string IndexSet::to_string() const {
@@ -196,27 +212,27 @@ std::string IndexSet::to_string() const {
 
 bool IndexSet::operator==(const IndexSet& o) const {
   if (size_ != o.size_) return false;
-  const size_t lo = std::min(lo_ < hi_ ? lo_ : o.lo_, o.lo_ < o.hi_ ? o.lo_ : lo_);
-  const size_t hi = std::max(hi_, o.hi_);
+  const size_t lo = std::min(words_.empty() ? o.base_ : base_, o.words_.empty() ? base_ : o.base_);
+  const size_t hi = std::max(end(), o.end());
   for (size_t w = lo; w < hi; ++w)
-    if (words_[w] != o.words_[w]) return false;
+    if (word(w) != o.word(w)) return false;
   return true;
 }
 
 // Lexicographic on ascending members. At the lowest index where the sets differ, the set holding
 // it sorts first unless the other set has no member above that index (then the other is a proper
-// prefix and sorts first). Words outside both spans are zero in both.
+// prefix and sorts first). Words outside both windows are zero in both.
 std::strong_ordering IndexSet::operator<=>(const IndexSet& o) const {
   if (size_ != o.size_) return size_ <=> o.size_;
-  const size_t lo = std::min(lo_ < hi_ ? lo_ : o.lo_, o.lo_ < o.hi_ ? o.lo_ : lo_);
-  const size_t hi = std::max(hi_, o.hi_);
+  const size_t lo = std::min(words_.empty() ? o.base_ : base_, o.words_.empty() ? base_ : o.base_);
+  const size_t hi = std::max(end(), o.end());
   for (size_t w = lo; w < hi; ++w) {
-    uint64_t diff = words_[w] ^ o.words_[w];
+    const uint64_t diff = word(w) ^ o.word(w);
     if (!diff) continue;
-    int bit = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(diff)));
-    bool mine = contains(bit);
+    const int bit = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(diff)));
+    const bool mine = contains(bit);
     const IndexSet& other = mine ? o : *this;
-    bool other_continues = other.next(bit) != -1;
+    const bool other_continues = other.next(bit) != -1;
     if (mine) return other_continues ? std::strong_ordering::less : std::strong_ordering::greater;
     return other_continues ? std::strong_ordering::greater : std::strong_ordering::less;
   }

@@ -83,9 +83,9 @@ TEST_CASE("IndexSet hash is stable and order is lexicographic on members", "[ind
   }
 }
 
-// The span (index_set.h): every operation, against std::set, on sets whose spans are loose
+// The window (index_set.h): every operation, against std::set, on sets whose windows are loose
 // (erase), empty after an intersection, or moved from; hash against FNV-1a over all the words.
-TEST_CASE("IndexSet spans: random operations agree with std::set and the dense hash", "[index_set]") {
+TEST_CASE("IndexSet windows: random operations agree with std::set and the dense hash", "[index_set]") {
   auto dense_hash = [](const std::set<int>& m, int size) {
     std::vector<uint64_t> words((static_cast<size_t>(size) + 63) / 64, 0);
     for (int i : m) words[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64);
