@@ -5,26 +5,43 @@
 
 namespace tessera {
 
-bool contracted_acyclic(const DataflowIndex& index, const std::vector<int>& owner, int num_groups) {
+namespace {
+
+// Successor lists of the contracted graph, one entry per node edge between different vertices
+// (duplicates kept): groups are vertices 0..num_groups-1, then one per ungrouped node.
+std::vector<std::vector<int>> contracted_successors(const DataflowIndex& index, const std::vector<int>& owner,
+                                                    int num_groups) {
   const int n = index.size();
-  // Vertex ids: groups first, then one per ungrouped node.
   std::vector<int> vertex(static_cast<size_t>(n));
   int num_vertices = num_groups;
   for (int v = 0; v < n; ++v) vertex[size_t(v)] = owner[size_t(v)] >= 0 ? owner[size_t(v)] : num_vertices++;
   std::vector<std::vector<int>> succ(static_cast<size_t>(num_vertices));
-  std::vector<int> indegree(static_cast<size_t>(num_vertices), 0);
-  for (int v = 0; v < n; ++v) {
+  for (int v = 0; v < n; ++v)
     for (NodeId c : index.consumers(v)) {
-      int a = vertex[size_t(v)], b = vertex[size_t(c)];
-      if (a == b) continue;
-      succ[size_t(a)].push_back(b);
-      ++indegree[size_t(b)];
+      const int a = vertex[size_t(v)], b = vertex[size_t(c)];
+      if (a != b) succ[size_t(a)].push_back(b);
     }
-  }
+  return succ;
+}
+
+// owner[n] = the group holding node n, -1 for none.
+std::vector<int> owners(const DataflowIndex& index, const std::vector<IndexSet>& groups) {
+  std::vector<int> owner(static_cast<size_t>(index.size()), -1);
+  for (size_t g = 0; g < groups.size(); ++g) groups[g].for_each([&](int v) { owner[size_t(v)] = int(g); });
+  return owner;
+}
+
+}  // namespace
+
+bool contracted_acyclic(const DataflowIndex& index, const std::vector<int>& owner, int num_groups) {
+  const std::vector<std::vector<int>> succ = contracted_successors(index, owner, num_groups);
+  std::vector<int> indegree(succ.size(), 0);
+  for (const auto& out : succ)
+    for (int y : out) ++indegree[size_t(y)];
   std::vector<int> ready;
-  for (int x = 0; x < num_vertices; ++x)
-    if (indegree[size_t(x)] == 0) ready.push_back(x);
-  int done = 0;
+  for (size_t x = 0; x < succ.size(); ++x)
+    if (indegree[x] == 0) ready.push_back(int(x));
+  size_t done = 0;
   while (!ready.empty()) {
     int x = ready.back();
     ready.pop_back();
@@ -32,13 +49,11 @@ bool contracted_acyclic(const DataflowIndex& index, const std::vector<int>& owne
     for (int y : succ[size_t(x)])
       if (--indegree[size_t(y)] == 0) ready.push_back(y);
   }
-  return done == num_vertices;
+  return done == succ.size();
 }
 
 bool partitions_acyclic(const DataflowIndex& index, const std::vector<IndexSet>& groups) {
-  std::vector<int> owner(static_cast<size_t>(index.size()), -1);
-  for (size_t g = 0; g < groups.size(); ++g) groups[g].for_each([&](int v) { owner[size_t(v)] = int(g); });
-  return contracted_acyclic(index, owner, static_cast<int>(groups.size()));
+  return contracted_acyclic(index, owners(index, groups), static_cast<int>(groups.size()));
 }
 
 bool is_convex_set(const DataflowIndex& index, const IndexSet& s) {
@@ -69,27 +84,16 @@ void absorb(std::vector<int>& into, std::vector<int>& from, int g, int h) {
 
 }  // namespace
 
-PartitionDag::PartitionDag(const DataflowIndex& index, const std::vector<IndexSet>& groups) {
-  std::vector<int> vertex(static_cast<size_t>(index.size()), -1);
-  for (size_t g = 0; g < groups.size(); ++g) groups[g].for_each([&](int v) { vertex[size_t(v)] = int(g); });
-  int vertices = static_cast<int>(groups.size());
-  for (int& x : vertex)
-    if (x < 0) x = vertices++;
-  succ_.resize(size_t(vertices));
-  pred_.resize(size_t(vertices));
-  for (int v = 0; v < index.size(); ++v)
-    for (NodeId c : index.consumers(v)) {
-      const int a = vertex[size_t(v)], b = vertex[size_t(c)];
-      if (a == b) continue;
-      succ_[size_t(a)].push_back(b);
-      pred_[size_t(b)].push_back(a);
-    }
-  for (auto* lists : {&succ_, &pred_})
-    for (auto& l : *lists) {
-      std::sort(l.begin(), l.end());
-      l.erase(std::unique(l.begin(), l.end()), l.end());
-    }
-  stamp_.assign(size_t(vertices), 0);
+PartitionDag::PartitionDag(const DataflowIndex& index, const std::vector<IndexSet>& groups)
+    : succ_(contracted_successors(index, owners(index, groups), static_cast<int>(groups.size()))) {
+  pred_.resize(succ_.size());
+  for (auto& out : succ_) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  for (size_t x = 0; x < succ_.size(); ++x)
+    for (int y : succ_[x]) pred_[size_t(y)].push_back(int(x));   // ascending x: sorted already
+  stamp_.assign(succ_.size(), 0);
 }
 
 std::vector<int> PartitionDag::neighbours(int g) const {

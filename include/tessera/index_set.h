@@ -25,11 +25,11 @@
 // by size first. The order is independent of hashing and of insertion history.
 #pragma once
 
-#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -100,6 +100,8 @@ class IndexSet {
 
  private:
   size_t end() const { return base_ + words_.size(); }   // one past the window's last word
+  // Words [lo, hi) hold every member of this set and of o (an empty set's base does not count).
+  std::pair<size_t, size_t> joint_window(const IndexSet& o) const;
   // Widens the window to hold words [lo, hi) (new words zero).
   void cover(size_t lo, size_t hi);
 

@@ -1,6 +1,7 @@
 // IndexSet: word-at-a-time set algebra over each set's window (see include/tessera/index_set.h).
 #include "tessera/index_set.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "tessera/error.h"
@@ -210,10 +211,13 @@ std::string IndexSet::to_string() const {
   return out + "}";
 }
 
+std::pair<size_t, size_t> IndexSet::joint_window(const IndexSet& o) const {
+  return {std::min(words_.empty() ? o.base_ : base_, o.words_.empty() ? base_ : o.base_), std::max(end(), o.end())};
+}
+
 bool IndexSet::operator==(const IndexSet& o) const {
   if (size_ != o.size_) return false;
-  const size_t lo = std::min(words_.empty() ? o.base_ : base_, o.words_.empty() ? base_ : o.base_);
-  const size_t hi = std::max(end(), o.end());
+  const auto [lo, hi] = joint_window(o);
   for (size_t w = lo; w < hi; ++w)
     if (word(w) != o.word(w)) return false;
   return true;
@@ -224,8 +228,7 @@ bool IndexSet::operator==(const IndexSet& o) const {
 // prefix and sorts first). Words outside both windows are zero in both.
 std::strong_ordering IndexSet::operator<=>(const IndexSet& o) const {
   if (size_ != o.size_) return size_ <=> o.size_;
-  const size_t lo = std::min(words_.empty() ? o.base_ : base_, o.words_.empty() ? base_ : o.base_);
-  const size_t hi = std::max(end(), o.end());
+  const auto [lo, hi] = joint_window(o);
   for (size_t w = lo; w < hi; ++w) {
     const uint64_t diff = word(w) ^ o.word(w);
     if (!diff) continue;
