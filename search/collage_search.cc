@@ -22,7 +22,7 @@ struct StateKey {
 
 struct StateKeyHash {
   size_t operator()(const StateKey& k) const {
-    uint64_t h = k.covered.hash();
+    uint64_t h = k.covered.fast_hash();   // in memory only
     for (const FrontierEntry& e : k.frontier)
       h = (h ^ (uint64_t(uint32_t(e.value)) << 16 ^ uint64_t(e.device) << 8 ^ e.shipped ^
             uint64_t(e.backend) << 48 ^ uint64_t(e.handed) << 24)) * 1099511628211ull;

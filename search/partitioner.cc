@@ -1,6 +1,8 @@
 #include "search/partitioner.h"
 
 #include <chrono>
+#include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <oneapi/tbb/global_control.h>
@@ -26,9 +28,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// f(0..count-1) on up to `threads` threads (<= 0: all cores); sequential below `min_count` items,
+// where starting an arena costs more than it saves (cheap items), but heavy items (one backend's
+// whole enumeration) pass min_count = 2.
 template <typename F>
-void parallel_slots(int threads, size_t count, F&& f) {
-  if (threads == 1 || count < 64) {
+void parallel_slots(int threads, size_t count, F&& f, size_t min_count = 64) {
+  if (threads == 1 || count < min_count) {
     for (size_t i = 0; i < count; ++i) f(i);
     return;
   }
@@ -49,27 +54,64 @@ struct PricedCandidates {
   EstimateStats stats;
 };
 
-// Extracts and hashes every candidate's function (in parallel, by slot) and prices them.
+// Extracts and hashes every candidate's function and prices each distinct one once.
+//
+// Functions are extracted a block at a time (in parallel, by slot) and only the first occurrence
+// of each distinct function is kept: a 10,584-node encoder has 106,272 candidates but 296
+// distinct functions, so holding every extracted Graph at once (hundreds of MB) only fed the
+// allocator. Distinct means what estimate_costs means (same structural hash and backend, and
+// structurally_equal), and the kept ones reach it in first-occurrence order, so its slots, its
+// database keys and its handling of a hash collision are what they were with every request.
 PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                                   const PartitionOptions& options, const std::vector<Candidate>& candidates) {
-  std::vector<Graph> functions(candidates.size());
-  std::vector<uint64_t> hashes(candidates.size());
-  parallel_slots(options.threads, candidates.size(), [&](size_t i) {
-    functions[i] = extract_function(graph, candidates[i].sub_graph);
-    hashes[i] = structural_hash(functions[i]);
-  });
+  constexpr size_t kBlock = 4096;
+  struct Kept {
+    Graph function;
+    std::string form;                           // canonical_form(function)
+  };
+  std::deque<Kept> kept;                        // stable addresses: requests point into it
   std::vector<CostRequest> requests;
-  requests.reserve(candidates.size());
+  std::vector<size_t> request_of(candidates.size());
+  std::map<std::pair<uint64_t, const BackendSpec*>, std::vector<size_t>> by_key;   // -> requests
+  std::vector<Kept> block(std::min(kBlock, candidates.size()));
+  std::vector<uint64_t> hashes(block.size());
   PricedCandidates out;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const BackendSpec* spec = find_spec(backends, candidates[i].backend);
-    requests.emplace_back(functions[i], hashes[i], spec->name, spec->device, candidates[i].sub_graph.label());
-    out.devices.push_back(spec->device);
+  out.devices.reserve(candidates.size());
+  for (size_t start = 0; start < candidates.size(); start += kBlock) {
+    const size_t len = std::min(kBlock, candidates.size() - start);
+    parallel_slots(options.threads, len, [&](size_t i) {
+      block[i].function = extract_function(graph, candidates[start + i].sub_graph);
+      block[i].form = canonical_form(block[i].function);
+      hashes[i] = fnv1a64(block[i].form);       // == structural_hash(function)
+    });
+    for (size_t i = 0; i < len; ++i) {
+      const Candidate& c = candidates[start + i];
+      const BackendSpec* spec = find_spec(backends, c.backend);
+      out.devices.push_back(spec->device);
+      std::vector<size_t>& same = by_key[{hashes[i], spec}];
+      size_t found = requests.size();
+      for (size_t r : same)
+        if (kept[r].form == block[i].form) {    // == structurally_equal
+          found = r;
+          break;
+        }
+      if (found == requests.size()) {
+        kept.push_back(std::move(block[i]));
+        requests.emplace_back(kept.back().function, hashes[i], spec->name, spec->device, c.sub_graph.label());
+        same.push_back(found);
+      }
+      request_of[start + i] = found;
+    }
   }
   EstimateResult estimated = estimate_costs(model, requests, {options.threads, options.database});
-  out.costs = std::move(estimated.costs);
-  out.errors = std::move(estimated.errors);
+  out.costs.reserve(candidates.size());
+  out.errors.reserve(candidates.size());
+  for (size_t r : request_of) {
+    out.costs.push_back(estimated.costs[r]);
+    out.errors.push_back(estimated.errors[r]);
+  }
   out.stats = estimated.stats;
+  out.stats.requests = candidates.size();
   return out;
 }
 
@@ -136,7 +178,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     PartitionRulePtr rule = backends[i].make_rule();
     RuleContext context{index, backends[i].name, per_stats[i]};
     per_backend[i] = rule->run(context);
-  });
+  }, 2);
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < backends.size(); ++i) {
     out.rule_stats.merge(per_stats[i]);

@@ -27,6 +27,10 @@ uint64_t structural_hash(const Graph& fn);
 inline constexpr uint64_t kFnvOffsetBasis = 14695981039346656037ull;
 uint64_t fnv1a64(std::string_view bytes, uint64_t h = kFnvOffsetBasis);
 bool structurally_equal(const Graph& a, const Graph& b);
+// The canonical byte stream both are defined by: structural_hash(f) == fnv1a64(canonical_form(f))
+// and structurally_equal(a, b) == (canonical_form(a) == canonical_form(b)). For callers that
+// hash and compare many functions: computed once per function, not once per comparison.
+std::string canonical_form(const Graph& fn);
 std::string hash_hex(uint64_t h);   // 16 lower-case hex digits
 
 }  // namespace tessera

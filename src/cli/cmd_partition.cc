@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "accuracy_options.h"
 #include "cli_output.h"
@@ -40,7 +41,7 @@ struct PartitionArgs {
   std::string plan_path;
   std::string emit_dir;
   std::string cache;
-  int threads = 1;
+  int threads = 0;            // -j; 0: one per core, but one measurement at a time (default_jobs)
   int compute_threads = 1;
   bool no_coalesce = false;
   bool explain = false;
@@ -79,6 +80,13 @@ void print_summary(const Plan& plan) {
               (long long)plan.stats.costed, count_of(size_t(plan.stats.states), "state").c_str(), plan.stats.search_ms);
 }
 
+// -j when not given: enumeration, extraction and analytic estimates use every core (the plan is
+// the same for any N), but measurements run one at a time, as with `tune`, so that two never
+// share the cores they are timed on.
+int default_jobs(const CostModel& model) {
+  return model.name() == "measure" ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // CONTRACTS.md: `measure` where every backend can run here, else `roofline`.
 std::string default_cost(const std::vector<BackendSpec>& backends) {
   const std::vector<std::string> real = backend_compiler_names();
@@ -111,7 +119,7 @@ void run_partition(const PartitionArgs& a) {
   PartitionOptions options;
   options.model_path = a.model.path;
   options.search = a.search;
-  options.threads = a.threads;
+  options.threads = a.threads > 0 ? a.threads : default_jobs(*model);
   options.database = db.get();
   options.coalesce = !a.no_coalesce;
   options.measure_wholes = model->name() == "measure";
@@ -146,7 +154,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--plan", args->plan_path, "write the plan (tessera.plan JSON) here");
   cmd->add_option("--emit", args->emit_dir, "write the plan and partitioned module into this directory");
   cmd->add_option("--cache", args->cache, "cost database to read and extend");
-  cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N)")
+  cmd->add_option("-j", args->threads, "threads for enumeration and costing (results identical for every N; default: one per core, 1 with --cost measure)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->compute_threads,
                   "compute threads the plan will run with (run/tune --threads; default 1): picks the roofline profile")

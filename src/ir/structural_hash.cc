@@ -93,6 +93,8 @@ uint64_t fnv1a64(std::string_view bytes, uint64_t h) {
   return h;
 }
 
+std::string canonical_form(const Graph& fn) { return Canonical(fn).bytes(); }
+
 uint64_t structural_hash(const Graph& fn) { return fnv1a64(Canonical(fn).bytes()); }
 
 bool structurally_equal(const Graph& a, const Graph& b) { return Canonical(a).bytes() == Canonical(b).bytes(); }

@@ -3,6 +3,7 @@
 #include "tessera/structural_hash.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace tessera {
 namespace {
@@ -43,7 +44,19 @@ bool candidate_less(const Candidate& a, const Candidate& b) {
 }
 
 void sort_and_dedupe(std::vector<Candidate>& candidates) {
-  std::stable_sort(candidates.begin(), candidates.end(), candidate_less);
+  // A rule's output is often sorted already (OnlyValid filters its sorted sub-rule's): then only
+  // dedupe. Otherwise positions are sorted, not candidates: a Candidate is a few hundred bytes of
+  // sets, vectors and strings, and a merge sort moves every element at every level.
+  if (!std::is_sorted(candidates.begin(), candidates.end(), candidate_less)) {
+    std::vector<uint32_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return candidate_less(candidates[a], candidates[b]); });
+    std::vector<Candidate> sorted;
+    sorted.reserve(candidates.size());
+    for (uint32_t i : order) sorted.push_back(std::move(candidates[i]));
+    candidates = std::move(sorted);
+  }
   auto last = std::unique(candidates.begin(), candidates.end(),
                           [](const Candidate& a, const Candidate& b) { return a.same_as(b); });
   candidates.erase(last, candidates.end());

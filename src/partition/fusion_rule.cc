@@ -37,8 +37,8 @@ struct Key {
 
 struct KeyHash {
   size_t operator()(const Key& k) const {
-    uint64_t h = k.inside.hash();
-    for (const auto& c : k.composites) h = h * 1099511628211ull ^ c.inside.hash();
+    uint64_t h = k.inside.fast_hash();   // in memory only
+    for (const auto& c : k.composites) h = h * 1099511628211ull ^ c.inside.fast_hash();
     return static_cast<size_t>(h);
   }
 };

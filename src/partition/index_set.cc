@@ -200,6 +200,18 @@ uint64_t IndexSet::hash() const {
   return skip_zero_words(h, n - end());
 }
 
+uint64_t IndexSet::fast_hash() const {
+  // Zero words are skipped, so a loose window hashes like a tight one (equal sets, equal hashes).
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(size_);
+  for (size_t k = 0; k < words_.size(); ++k) {
+    if (!words_[k]) continue;
+    h ^= words_[k] + (base_ + k) * 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+  }
+  return h;
+}
+
 std::string IndexSet::to_string() const {
   std::string out = "{";
   bool first_member = true;
