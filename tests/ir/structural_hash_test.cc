@@ -67,6 +67,16 @@ TEST_CASE("attributes, ops and wiring count", "[ir]") {
   CHECK_FALSE(structurally_equal(a, d));
 }
 
+TEST_CASE("canonical_form is what the hash and equality are computed from", "[ir]") {
+  const Graph a = function("a_", {1, 2, 3, 4}, {2, 1});
+  Graph other = a;
+  other.nodes[1].attrs["allowzero"] = int64_t{1};
+  for (const Graph& g : {function("b_", {5, 6, 7, 8}, {2, 1}), function("", {1, 2, 3, 4}, {-1, 1}), other}) {
+    CHECK(fnv1a64(canonical_form(g)) == structural_hash(g));
+    CHECK((canonical_form(a) == canonical_form(g)) == structurally_equal(a, g));
+  }
+}
+
 // Pinned values. A persistent cost database is keyed on these hashes (CostKey::hash), so every
 // user's tuning results are filed under them: if one of these literals has to change, that is a
 // format break of the cost database. Bump the measured/roofline fingerprints' version, say so in

@@ -129,6 +129,9 @@ TEST_CASE("IndexSet windows: random operations agree with std::set and the dense
       CHECK(s.first() == (m.empty() ? -1 : *m.begin()));
       CHECK(s.last() == (m.empty() ? -1 : *m.rbegin()));
       CHECK(s.hash() == dense_hash(m, n));
+      IndexSet tight(n);   // the same members in a tight window: the same in-memory hash
+      for (int k : m) tight.insert(k);
+      CHECK(s.fast_hash() == tight.fast_hash());
       const int probe = static_cast<int>(rng() % n);
       auto above = m.upper_bound(probe);
       CHECK(s.next(probe) == (above == m.end() ? -1 : *above));
