@@ -55,7 +55,7 @@ class RefFunction final : public CompiledFunction {
 class RefCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "ref"; }
-  std::string version() const override { return "tessera-ref 1"; }
+  std::string version() const override { return "tessera-ref 2"; }   // 2: strided copies move contiguous runs (Slice, Transpose)
 
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {
