@@ -64,7 +64,7 @@ void SearchProblem::prepare_boundaries() {
         for (size_t to = 0; to < b; ++to) {
           Cost price = boundary_model ? boundary_model->boundary(type, backend_names[from], backend_names[to]) : Cost::zero();
           contract_prices = contract_prices || price != Cost::zero();
-          if (from != to && conversion_price && layout[from] != layout[to] && layout_sensitive(type))
+          if (from != to && conversion_price && layout[from] != layout[to] && layout_sensitive(graph.value(v)))
             price += conversion_price(type, layout[from], layout[to]);
           has_boundaries = has_boundaries || price != Cost::zero();
           boundary_prices.push_back(std::move(price));

@@ -39,6 +39,11 @@ struct Value {
   // Set at import for a constant some node reads as an operand that shapes the computation
   // (op_registry.h: is_value_input), such as Resize's float `scales`: it counts by value.
   bool shapes_computation = false;
+  // Set at import (boundary_layout.h: mark_feature_maps) for an activation that no spatial op
+  // (convolution, pooling, normalization over channels, resize) reads or writes, even through
+  // elementwise ops: attention's [N, heads, S, d]. It crosses between functions plain, whatever
+  // its shape, because no kernel that reads it wants channels last.
+  bool plain_only = false;
 
   bool is_constant() const { return kind == ValueKind::Constant; }
   // A weight is a parameter of an outlined function, not part of its identity (DESIGN.md): a

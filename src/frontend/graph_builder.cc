@@ -11,6 +11,7 @@
 #include "shape_folding.h"
 #include "shape_inference.h"
 #include "window_check.h"
+#include "tessera/boundary_layout.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
 #include "tessera/text.h"
@@ -330,6 +331,7 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
   // this graph, and its JSON form, which has no folded nodes, must re-import equal (json_graph.h).
   Graph built = drop_folded_nodes(std::move(g), folded);
   mark_shaping_constants(built);
+  mark_feature_maps(built);
   check_windows(built, file);
   return built;
 }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tessera/attribute.h"
+#include "tessera/boundary_layout.h"
 
 namespace tessera {
 namespace {
@@ -317,6 +318,10 @@ std::string SimplifyReport::summary() const {
   return s.empty() ? "nothing to simplify" : s;
 }
 
-SimplifyReport simplify_graph(Graph& g) { return Simplifier(g).run(); }
+SimplifyReport simplify_graph(Graph& g) {
+  SimplifyReport report = Simplifier(g).run();
+  if (report.changed()) mark_feature_maps(g);   // of the graph as it now is (boundary_layout.h)
+  return report;
+}
 
 }  // namespace tessera

@@ -1,7 +1,10 @@
 // Boundary layouts (see boundary_layout.h).
 #include "tessera/boundary_layout.h"
 
+#include <set>
+
 #include "tessera/error.h"
+#include "tessera/op_registry.h"
 
 namespace tessera {
 
@@ -17,6 +20,63 @@ bool parse_layout(const std::string& text, Layout& out) {
 bool layout_sensitive(const TensorType& type) {
   const Shape& s = type.shape;
   return type.dtype == DType::f32 && s.size() == 4 && s[1] > 1 && s[2] * s[3] > 1;
+}
+
+bool layout_sensitive(const Value& value) { return !value.plain_only && layout_sensitive(value.type); }
+
+namespace {
+
+// Ops that need a 4-D activation's channels and spatial axes as such: their operands and
+// results are feature maps.
+bool is_spatial(const std::string& op) {
+  static const std::set<std::string, std::less<>> ops = {
+      "AveragePool", "BatchNormalization", "Col2Im", "Conv", "ConvInteger", "ConvTranspose", "DeformConv",
+      "DepthToSpace", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "GridSample", "InstanceNormalization",
+      "LRN", "LpPool", "MaxPool", "MaxRoiPool", "MaxUnpool", "QLinearConv", "Resize", "RoiAlign", "SpaceToDepth",
+      "Upsample"};
+  return ops.count(op) > 0;
+}
+
+// Ops that keep a feature map one (elementwise, broadcast, and the injective ops a CNN uses on
+// channels): what they read and write is one feature map or none.
+bool keeps_layout(const Node& n) {
+  const OpKind k = op_kind(n.op);
+  return k == OpKind::Elementwise || k == OpKind::Broadcast || n.op == "Concat" || n.op == "Split" ||
+         n.op == "Slice" || n.op == "Pad";
+}
+
+ValueId find_root(std::vector<ValueId>& parent, ValueId v) {
+  while (parent[size_t(v)] != v) v = parent[size_t(v)] = parent[size_t(parent[size_t(v)])];
+  return v;
+}
+
+}  // namespace
+
+void mark_feature_maps(Graph& g) {
+  std::vector<ValueId> parent(g.values.size());
+  for (size_t v = 0; v < parent.size(); ++v) parent[v] = static_cast<ValueId>(v);
+  std::vector<char> spatial(g.values.size(), 0);
+  auto activations = [&](const Node& n, auto&& f) {
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (ValueId v : *list)
+        if (v != kNoValue && !g.value(v).is_constant()) f(v);
+  };
+  for (const Node& n : g.nodes) {
+    if (is_spatial(n.op)) activations(n, [&](ValueId v) { spatial[size_t(v)] = 1; });
+    if (!keeps_layout(n)) continue;
+    ValueId first = kNoValue;
+    activations(n, [&](ValueId v) {
+      if (first == kNoValue) first = v;
+      else parent[size_t(find_root(parent, v))] = find_root(parent, first);
+    });
+  }
+  std::vector<char> component_spatial(g.values.size(), 0);
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (spatial[v]) component_spatial[size_t(find_root(parent, static_cast<ValueId>(v)))] = 1;
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    Value& val = g.values[v];
+    val.plain_only = !val.is_constant() && !component_spatial[size_t(find_root(parent, static_cast<ValueId>(v)))];
+  }
 }
 
 Shape physical_shape(const TensorType& type, Layout layout) {
@@ -37,9 +97,9 @@ BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const st
   BoundaryLayouts out;
   for (size_t i = 0; i < fn.inputs.size(); ++i) {
     const bool act = activation.empty() || (i < activation.size() && activation[i]);
-    out.inputs.push_back(act && layout_sensitive(fn.value(fn.inputs[i]).type) ? native : Layout::plain);
+    out.inputs.push_back(act && layout_sensitive(fn.value(fn.inputs[i])) ? native : Layout::plain);
   }
-  for (ValueId v : fn.outputs) out.outputs.push_back(layout_sensitive(fn.value(v).type) ? native : Layout::plain);
+  for (ValueId v : fn.outputs) out.outputs.push_back(layout_sensitive(fn.value(v)) ? native : Layout::plain);
   return out;
 }
 

@@ -4,6 +4,8 @@
 // across runs, machines and compilers.
 #include "tessera/structural_hash.h"
 
+#include "tessera/boundary_layout.h"
+
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -42,7 +44,10 @@ class Canonical {
   void put_value(ValueId v) {
     ids_.emplace(v, ids_.size());
     const Value& val = g_.value(v);
-    put_u64(static_cast<uint64_t>(val.kind));
+    // A plain-only 4-D activation crosses boundaries in another layout than a feature map of its
+    // type, so it is another function; every other value writes the bytes it always did.
+    const bool plain_only = val.plain_only && layout_sensitive(val.type);
+    put_u64(static_cast<uint64_t>(val.kind) | (plain_only ? uint64_t{1} << 32 : 0));
     put_type(val.type);
     if (val.is_constant() && !val.is_weight()) put_data(val.data);
   }
