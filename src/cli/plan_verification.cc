@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 
+#include "search/sandwiches.h"
 #include "tessera/error.h"
 #include "tessera/in_plan_prices.h"
 #include "tessera/verified_choice.h"
@@ -11,6 +15,34 @@
 namespace tessera::cli {
 
 namespace {
+
+// The search's plan with its sandwiched single-node partitions covered by the backend around them
+// (search/sandwiches.h): the cheapest such plan, found by the same search over fewer candidates.
+// Under an accuracy budget a reduced-precision candidate stays only within the nodes the search's
+// plan already runs in reduced precision (the caller verifies the error). None when nothing is
+// sandwiched or no such plan exists.
+std::optional<Plan> merged_contender(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                                     const PartitionOptions& options, const Plan& plan,
+                                     const std::function<bool(const std::string&)>& is_reduced) {
+  const std::map<NodeId, std::string> sandwiched = sandwiched_nodes(graph, plan.partitions);
+  if (sandwiched.empty()) return std::nullopt;
+  IndexSet reduced_nodes(graph.num_nodes());
+  for (const Partition& p : plan.partitions)
+    if (is_reduced(p.backend)) reduced_nodes |= p.nodes;
+  PartitionOptions merged = options;
+  merged.allow = [&](const SearchProblem& problem) {
+    std::vector<char> allowed = allow_without_sandwiches(problem, sandwiched);
+    for (size_t c = 0; c < allowed.size(); ++c)
+      if (is_reduced(problem.candidates[c].backend) && !problem.candidates[c].inside().is_subset_of(reduced_nodes))
+        allowed[c] = 0;
+    return allowed;
+  };
+  try {
+    return partition_graph(graph, backends, model, merged).plan;
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
 
 std::vector<std::string> choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
@@ -29,6 +61,14 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
 
   std::vector<PlanContender> contenders;
   contenders.push_back({options.search, outcome.plan, {}, false, {}});
+  if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced)) {
+    if (!check) {
+      contenders.push_back({options.search + ":merged", std::move(*merged), {}, false, {}});
+    } else if (const double err = check->error(*merged); err <= E) {
+      merged->accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
+      contenders.push_back({options.search + ":merged", std::move(*merged), {}, false, {}});
+    }
+  }
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;
