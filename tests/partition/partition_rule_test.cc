@@ -232,6 +232,32 @@ TEST_CASE("Fusion closure equals the naive pairwise fixpoint (tvm, depth limits)
   }
 }
 
+TEST_CASE("Fusion closure with members over 32 nodes: exactly the intervals of a chain with skips", "[rule][closure]") {
+  // c0 -> c1 -> ... -> c69 (Relu), where c40 = Add(c39, c5) and c65 = Add(c64, c10). A connected
+  // convex set here is an interval: one that takes a skip edge without the nodes it jumps over is
+  // not convex. Intervals up to 70 nodes, so large members (reachability kept whole) and small
+  // ones (ORed on demand) meet in one closure; {c0..c5} | {c40..c69} must be refused.
+  GraphBuilder b;
+  std::vector<ValueId> c{b.op("Relu", "c0", {b.input("x")})};
+  for (int i = 1; i < 70; ++i) {
+    const std::string name = "c" + std::to_string(i);
+    if (i == 40 || i == 65) c.push_back(b.op("Add", name, {c.back(), c[i == 40 ? 5 : 10]}));
+    else c.push_back(b.op("Relu", name, {c.back()}));
+  }
+  b.output(c.back());
+  DataflowIndex index(b.g);
+  std::set<std::vector<int>> intervals;
+  for (int i = 0; i < 70; ++i)
+    for (int j = i; j < 70; ++j) {
+      std::vector<int> members;
+      for (int k = i; k <= j; ++k) members.push_back(k);
+      intervals.insert(members);
+    }
+  auto cs = run(*fusion(FusionStyle::Arbitrary), index);
+  CHECK(cs.size() == intervals.size());
+  CHECK(insides(cs) == intervals);
+}
+
 TEST_CASE("Enumeration is deterministic", "[rule]") {
   std::mt19937 rng(5);
   Graph g = testing::random_dag(rng, 30, {"Relu", "Abs", "Transpose"}, {"Add", "MatMul"});
