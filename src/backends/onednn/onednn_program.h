@@ -62,6 +62,8 @@ class OnednnProgram {
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
 
  private:
+  void run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
+
   // --- building (onednn_program.cc) ---
   void build();
   [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
@@ -156,6 +158,7 @@ class OnednnProgram {
   std::vector<Step> steps_, final_reorders_;
   size_t owned_bytes_ = 0;
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
+  bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread
 };
 
 }  // namespace tessera::onednn

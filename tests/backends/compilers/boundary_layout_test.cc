@@ -5,6 +5,8 @@
 // plain boundaries refuse, and so does a layout on a value with one memory order.
 #include <catch2/catch.hpp>
 
+#include <omp.h>
+
 #include <cmath>
 
 #include "backends/compilers/function_builder.h"
@@ -176,6 +178,9 @@ TEST_CASE("boundary layouts: xnnpack with NHWC activations computes what plain d
 
 TEST_CASE("boundary layouts: a conversion is a oneDNN reorder that round-trips", "[layout]") {
   const TensorType t{DType::f32, {2, 3, 4, 5}};
+  // Conversions run on one OpenMP thread (onednn_program.cc, OneThreadIf) and leave the count
+  // the rest of the process runs with as it was.
+  set_compute_threads(2);
   auto compiler = make_backend_compiler(kConversionBackend);
   auto to_nhwc = compiler->compile(layout_conversion(t, Layout::plain, Layout::nhwc));
   auto back = compiler->compile(layout_conversion(t, Layout::nhwc, Layout::plain));
@@ -189,6 +194,8 @@ TEST_CASE("boundary layouts: a conversion is a oneDNN reorder that round-trips",
   std::vector<TensorView> out2{y.view()};
   back->run(in2, out2);
   CHECK(y.bytes == x.bytes);
+  CHECK(omp_get_max_threads() == 2);
+  set_compute_threads(1);
 }
 
 TEST_CASE("boundary layouts: refused where they cannot hold", "[layout]") {
