@@ -68,13 +68,13 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
   struct Kept {
     Graph function;
     std::string form;                           // canonical_form(function)
+    uint64_t hash = 0;                          // fnv1a64(form) == structural_hash(function)
   };
   std::deque<Kept> kept;                        // stable addresses: requests point into it
   std::vector<CostRequest> requests;
   std::vector<size_t> request_of(candidates.size());
   std::map<std::pair<uint64_t, const BackendSpec*>, std::vector<size_t>> by_key;   // -> requests
   std::vector<Kept> block(std::min(kBlock, candidates.size()));
-  std::vector<uint64_t> hashes(block.size());
   PricedCandidates out;
   out.devices.reserve(candidates.size());
   for (size_t start = 0; start < candidates.size(); start += kBlock) {
@@ -82,13 +82,13 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
     parallel_slots(options.threads, len, [&](size_t i) {
       block[i].function = extract_function(graph, candidates[start + i].sub_graph);
       block[i].form = canonical_form(block[i].function);
-      hashes[i] = fnv1a64(block[i].form);       // == structural_hash(function)
+      block[i].hash = fnv1a64(block[i].form);
     });
     for (size_t i = 0; i < len; ++i) {
       const Candidate& c = candidates[start + i];
       const BackendSpec* spec = find_spec(backends, c.backend);
       out.devices.push_back(spec->device);
-      std::vector<size_t>& same = by_key[{hashes[i], spec}];
+      std::vector<size_t>& same = by_key[{block[i].hash, spec}];
       size_t found = requests.size();
       for (size_t r : same)
         if (kept[r].form == block[i].form) {    // == structurally_equal
@@ -97,7 +97,7 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
         }
       if (found == requests.size()) {
         kept.push_back(std::move(block[i]));
-        requests.emplace_back(kept.back().function, hashes[i], spec->name, spec->device, c.sub_graph.label());
+        requests.emplace_back(kept.back().function, kept.back().hash, spec->name, spec->device, c.sub_graph.label());
         same.push_back(found);
       }
       request_of[start + i] = found;

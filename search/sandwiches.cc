@@ -30,20 +30,19 @@ std::map<NodeId, std::string> sandwiched_nodes(const Graph& graph, const std::ve
   return out;
 }
 
-std::vector<char> allow_without_sandwiches(const SearchProblem& problem, const std::map<NodeId, std::string>& sandwiched,
-                                           std::vector<char> base) {
+std::vector<char> allow_without_sandwiches(const SearchProblem& problem, const std::map<NodeId, std::string>& sandwiched) {
   const size_t count = problem.candidates.size();
-  if (base.empty()) base.assign(count, 1);
+  std::vector<char> allowed(count, 1);
   for (const auto& [node, backend] : sandwiched) {
     bool covered = false;   // X has a usable candidate for the node
     for (size_t c = 0; c < count && !covered; ++c)
-      covered = base[c] && problem.usable(int(c)) && problem.candidates[c].backend == backend &&
+      covered = allowed[c] && problem.usable(int(c)) && problem.candidates[c].backend == backend &&
                 problem.candidates[c].inside().contains(node);
     if (!covered) continue;
     for (size_t c = 0; c < count; ++c)
-      if (problem.candidates[c].backend != backend && problem.candidates[c].inside().contains(node)) base[c] = 0;
+      if (problem.candidates[c].backend != backend && problem.candidates[c].inside().contains(node)) allowed[c] = 0;
   }
-  return base;
+  return allowed;
 }
 
 }  // namespace tessera

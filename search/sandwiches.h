@@ -29,9 +29,8 @@ namespace tessera {
 std::map<NodeId, std::string> sandwiched_nodes(const Graph& graph, const std::vector<Partition>& partitions);
 
 // The candidates of `problem` the search may use when each sandwiched node must be covered by
-// its X: every candidate that contains such a node on another backend is left out (the rest of
-// `base`, or every candidate when `base` is empty). Nodes X has no candidate for keep theirs.
-std::vector<char> allow_without_sandwiches(const SearchProblem& problem, const std::map<NodeId, std::string>& sandwiched,
-                                           std::vector<char> base = {});
+// its X: every candidate that contains such a node on another backend is left out. Nodes X has
+// no usable candidate for keep theirs.
+std::vector<char> allow_without_sandwiches(const SearchProblem& problem, const std::map<NodeId, std::string>& sandwiched);
 
 }  // namespace tessera

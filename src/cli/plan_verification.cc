@@ -61,14 +61,21 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
 
   std::vector<PlanContender> contenders;
   contenders.push_back({options.search, outcome.plan, {}, false, {}});
-  if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced)) {
-    if (!check) {
-      contenders.push_back({options.search + ":merged", std::move(*merged), {}, false, {}});
-    } else if (const double err = check->error(*merged); err <= E) {
-      merged->accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
-      contenders.push_back({options.search + ":merged", std::move(*merged), {}, false, {}});
+  // Under a budget a contender must hold it end to end, and then carries its verified error.
+  auto offer = [&](const std::string& label, Plan plan) {
+    if (check) {
+      const double err = check->error(plan);
+      if (err > E) {
+        std::fprintf(stderr, "tessera: %s is not a contender: end-to-end relative error %.3g > --max-rel-error %g\n",
+                     label.c_str(), err, E);
+        return;
+      }
+      plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
     }
-  }
+    contenders.push_back({label, std::move(plan), {}, false, {}});
+  };
+  if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced))
+    offer(options.search + ":merged", std::move(*merged));
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;
@@ -80,17 +87,7 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
     } catch (const UserError&) {
       continue;   // No plan with that backend (e.g. it covers nothing the fallback cannot): not a contender.
     }
-    if (check) {
-      // The single plan's fallback is fp32, so only its reduced partitions can break the budget.
-      const double err = check->error(plan);
-      if (err > E) {
-        std::fprintf(stderr, "tessera: %s is not a contender: end-to-end relative error %.3g > --max-rel-error %g\n",
-                     single.search.c_str(), err, E);
-        continue;
-      }
-      plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
-    }
-    contenders.push_back({single.search, std::move(plan), {}, false, {}});
+    offer(single.search, std::move(plan));   // its fallback is fp32: only its reduced partitions can break the budget
   }
   VerifyOptions vo;
   vo.may_measure = may_measure;

@@ -100,9 +100,9 @@ uint64_t fnv1a64(std::string_view bytes, uint64_t h) {
 
 std::string canonical_form(const Graph& fn) { return Canonical(fn).bytes(); }
 
-uint64_t structural_hash(const Graph& fn) { return fnv1a64(Canonical(fn).bytes()); }
+uint64_t structural_hash(const Graph& fn) { return fnv1a64(canonical_form(fn)); }
 
-bool structurally_equal(const Graph& a, const Graph& b) { return Canonical(a).bytes() == Canonical(b).bytes(); }
+bool structurally_equal(const Graph& a, const Graph& b) { return canonical_form(a) == canonical_form(b); }
 
 std::string hash_hex(uint64_t h) {
   char buf[17];
