@@ -88,10 +88,11 @@ AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::o
   budget.max_rel_error = max_rel_error;
   if (calibration.is_none()) return budget;
   if (!max_rel_error) throw UserError("calibration", "", "only means something with max_rel_error > 0");
+  const std::vector<TensorInfo> inputs = model.inputs();   // a copy: keep it alive while `input` points into it
   for (const auto& item : calibration.cast<py::dict>()) {
     const std::string name = py::str(item.first).cast<std::string>();
     const TensorInfo* input = nullptr;
-    for (const TensorInfo& t : model.inputs())
+    for (const TensorInfo& t : inputs)
       if (t.name == name) input = &t;
     if (!input) throw UserError(model.path(), name, "calibration: the model has no input of this name");
     py::array a = as_input_array(item.second, *input, model.path());

@@ -18,7 +18,14 @@ if grep -rlE "$src/(src|search|cost_models)|$build" "$tmp/prefix/lib/cmake/tesse
   exit 1
 fi
 
-cmake -S "$src/examples/deploy_cpp" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# A sanitized build's package (scripts/sanitize.sh) holds ASan+UBSan code: the example is built by
+# the same compiler with the same sanitizers, so their runtimes link in.
+consumer=()
+if grep -q '^TESSERA_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
+  cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  consumer=(-DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined")
+fi
+cmake -S "$src/examples/deploy_cpp" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release ${consumer[@]+"${consumer[@]}"} >/dev/null
 cmake --build "$tmp/build" -j2 >/dev/null
 
 "$build/tessera" partition data/models/resnet18.onnx --backends ref,onednn,eigen,blas --cost roofline --plan "$tmp/plan.json"

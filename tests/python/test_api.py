@@ -21,7 +21,10 @@ SYMBOLIC = "tests/inputs/good/symbolic.onnx"
 
 
 def cli(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True)
+    # A sanitized build preloads the sanitizers' runtime for python (tests/python/CMakeLists.txt);
+    # the CLI links its own, and two ASan runtimes in one process refuse to start.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env)
 
 
 class ModelTest(unittest.TestCase):

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "search/partitioner.h"
+#include "support/roofline_plan.h"
 #include "support/skip.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
@@ -16,16 +17,9 @@
 #include "tessera/ref_check.h"
 
 using namespace tessera;
+using tessera::testing::roofline_plan;
 
 namespace {
-
-Plan roofline_plan(const Graph& g, const std::string& backends, const std::string& search = "collage") {
-  std::unique_ptr<CostModel> model = make_cost_model("roofline");
-  PartitionOptions options;
-  options.model_path = g.source;
-  options.search = search;
-  return partition_graph(g, resolve_backends(split_backend_list(backends), {}), *model, options).plan;
-}
 
 CheckReport run_checked(const std::string& path, const std::string& backends, const std::string& search = "collage",
                         const ImportOptions& import = {}) {

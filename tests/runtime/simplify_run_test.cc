@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "search/partitioner.h"
+#include "support/roofline_plan.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
 #include "tessera/executor.h"
@@ -14,6 +15,7 @@
 #include "tessera/model_loader.h"
 
 using namespace tessera;
+using tessera::testing::roofline_plan;
 
 namespace {
 
@@ -21,13 +23,6 @@ ImportOptions import_options(bool simplify) {
   ImportOptions opt{.warn = [](const std::string&) {}};
   opt.simplify = simplify;
   return opt;
-}
-
-Plan roofline_plan(const Graph& g, const std::string& backends) {
-  std::unique_ptr<CostModel> model = make_cost_model("roofline");
-  PartitionOptions options;
-  options.model_path = g.source;
-  return partition_graph(g, resolve_backends(split_backend_list(backends), {}), *model, options).plan;
 }
 
 std::vector<HostTensor> run_on(const Graph& g, const std::string& backends) {

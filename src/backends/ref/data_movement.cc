@@ -37,6 +37,7 @@ void gather_strided(const ConstTensorView& in, const TensorView& out, int64_t ba
   const std::byte* src = bytes_of(in);
   std::byte* dst = bytes_of(out);
   const auto bytes = static_cast<size_t>(run * size);
+  if (bytes == 0) return;   // an empty run (a zero dim): nothing to copy, and the views may hold no storage
   for_each_broadcast(outer_shape, all, [&](int64_t i, const int64_t* o) {
     std::memcpy(dst + i * run * size, src + (base + o[0]) * size, bytes);
   });

@@ -164,7 +164,9 @@ TEST_CASE("onednn_bf16 under --max-rel-error: 0 gives no bf16 partition, a sweep
       REQUIRE(j.contains("accuracy"));
       CHECK(j["accuracy"]["verified_error"].get<double>() <= std::stod(E));
       CHECK(j["accuracy"]["calibration"] == "seeded:0");
+#ifndef TESSERA_SANITIZED   // sanitized, the f32<->bf16 conversions are instrumented code and lose to f32
       if (std::string(E) == "0.5") CHECK(n >= 1);   // a loose budget takes bf16
+#endif
     }
   }
 }
