@@ -7,7 +7,8 @@
 # the fuzz targets need the loaders' libraries compiled with ASan+UBSan anyway (-fsanitize=
 # fuzzer-no-link adds only coverage hooks, which the CLI and the test programs link fine), so one
 # compile serves both. Unity-built (CMake's batches of 8 sources per target): 7.5 min instead of 11
-# for the whole tree on this 2-core machine with the compiler cache cold, at -O0.
+# for the whole tree on this 2-core machine with the compiler cache cold, at -O3 (Release; -O1
+# compiles no faster: the time is in parsing headers).
 #
 #   1. build everything (or, with SANITIZE_TESTS=subset, the fuzz targets and the target
 #      `sanitize_tests`: the tests marked SANITIZE in tests/*/CMakeLists.txt, a quick check by hand),
