@@ -3,12 +3,11 @@
 # clang + AddressSanitizer + UndefinedBehaviorSanitizer into one build dir, then run. CI runs
 # `scripts/sanitize.sh --ci` (scripts/test.sh), by hand it runs the same without --ci.
 #
-# One dir, build-fuzz/ (configured -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON):
-# the fuzz targets need the loaders' libraries compiled with ASan+UBSan anyway (-fsanitize=
-# fuzzer-no-link adds only coverage hooks, which the CLI and the test programs link fine), so one
-# compile serves both. Unity-built (CMake's batches of 8 sources per target): 7.5 min instead of 11
-# for the whole tree on this 2-core machine with the compiler cache cold, at -O3 (Release; -O1
-# compiles no faster: the time is in parsing headers).
+# One dir, build-fuzz/ (configured -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON): the fuzz targets need
+# the loaders' libraries compiled with ASan+UBSan anyway (-fsanitize=fuzzer-no-link adds only
+# coverage hooks, which the CLI and the test programs link fine), so one compile serves both.
+# Unity-built like every build (CMakeLists.txt): 7.5 min instead of 11 for the whole tree on this
+# 2-core machine with the compiler cache cold, at -O3 (Release; -O1 compiles no faster).
 #
 #   1. build everything (or, with SANITIZE_TESTS=subset, the fuzz targets and the target
 #      `sanitize_tests`: the tests marked SANITIZE in tests/*/CMakeLists.txt, a quick check by hand),
@@ -41,8 +40,7 @@ fi
 mkdir -p "$build"
 log=$build/sanitize-build.log
 start=$SECONDS
-if ! { cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON \
-             -DCMAKE_UNITY_BUILD=ON &&
+if ! { cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON &&
        cmake --build "$build" -j"${JOBS:-2}" ${targets[@]:+--target "${targets[@]}"}; } >"$log" 2>&1; then
   tail -n 60 "$log" >&2
   echo "sanitize: build FAILED (full log: $log)" >&2

@@ -251,6 +251,17 @@ void OnednnProgram::run(std::span<const ConstTensorView> inputs, std::span<const
   run_steps(inputs, outputs);
 }
 
+std::vector<std::string> OnednnProgram::implementations() const {
+  std::vector<std::string> out;
+  for (const Step& step : steps_) {
+    if (step.host) continue;
+    const char* info = nullptr;
+    if (dnnl_primitive_desc_query(step.prim.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) == dnnl_success && info)
+      out.emplace_back(info);
+  }
+  return out;
+}
+
 void OnednnProgram::run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
   frame_.bind(inputs, outputs);
   for (auto& [m, v] : bindings_) m.set_data_handle(const_cast<void*>(frame_.cview(v).data));

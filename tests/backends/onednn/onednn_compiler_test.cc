@@ -2,6 +2,7 @@
 #include "backends/compilers/conv_cases.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_compiler.h"
+#include "backends/onednn/onednn_program.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
@@ -294,4 +295,41 @@ TEST_CASE("onednn: Concat of blocked conv outputs (fire module) and of plain inp
   const ValueId p = c.input("p", {3, 5}), q = c.input("q", {3, 2});
   c.output(c.node("Concat", {p, q}, {3, 7}, {{"axis", int64_t(-1)}}));
   check_against_ref("onednn", c.g);
+}
+
+// A dense 3x3 stride-1 convolution runs Winograd wherever oneDNN has a kernel for it (onednn_ops.cc),
+// a strided one stays direct; with a residual Add and a Relu after the first, against ref.
+TEST_CASE("onednn: 3x3 stride-1 convolutions take Winograd where oneDNN has it, post-ops kept") {
+  FunctionBuilder b;
+  const Shape xs{1, 32, 14, 14}, hs{1, 32, 7, 7};
+  const ValueId x = b.input("x", xs), w = b.input("w", {32, 32, 3, 3}), bias = b.input("bias", {32});
+  const ValueId w2 = b.input("w2", {32, 32, 3, 3});
+  const ValueId conv = b.node("Conv", {x, w, bias}, xs, {{"pads", I{1, 1, 1, 1}}});
+  const ValueId sum = b.node("Relu", {b.node("Add", {conv, x}, xs)}, xs);
+  b.output(b.node("Conv", {sum, w2}, hs, {{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
+  check_against_ref("onednn", b.g);
+
+  // Whether this CPU's oneDNN has a Winograd kernel for the first convolution at all.
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  using dnnl::memory;
+  auto md = [](const memory::dims& d) { return memory::desc(d, memory::data_type::f32, memory::format_tag::any); };
+  bool has_winograd = true;
+  try {
+    dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, md({1, 32, 14, 14}),
+                                        md({32, 32, 3, 3}), md({32}), md({1, 32, 14, 14}), {1, 1}, {0, 0}, {1, 1}, {1, 1}),
+        engine);
+  } catch (const dnnl::error&) {
+    has_winograd = false;
+  }
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, engine).implementations();
+  INFO("has Winograd: " << has_winograd);
+  for (const std::string& impl : impls) INFO(impl);
+  int wino = 0, convs = 0;
+  for (const std::string& impl : impls) {
+    wino += impl.find("wino") != std::string::npos;
+    convs += impl.find("conv") != std::string::npos || impl.find("wino") != std::string::npos;
+  }
+  CHECK(wino == (has_winograd ? 1 : 0));   // the strided convolution never
+  CHECK(convs == 2);
 }
