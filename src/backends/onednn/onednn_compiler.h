@@ -16,6 +16,9 @@
 // norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op (or eltwise anchor).
 // Reshape-like ops are views, Transpose a reorder, Concat a concat (onednn_ops_layout.cc).
 //
+// Algorithms. A dense 3x3 stride-1 f32 conv asks for Winograd and takes direct where oneDNN has no
+// Winograd kernel (onednn_ops.cc); every other conv is direct.
+//
 // Layouts. Convs pick their layouts (any), deconvs read and write nhwc (onednn_ops.cc); pooling,
 // batch norm, eltwise and binary run in whatever layout their input has; MatMul, Gemm, softmax and
 // layer norm want plain row-major inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
