@@ -4,12 +4,12 @@
 // across runs, machines and compilers.
 #include "tessera/structural_hash.h"
 
-#include "tessera/boundary_layout.h"
-
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
 #include <unordered_map>
+
+#include "tessera/boundary_layout.h"
 
 namespace tessera {
 namespace {
