@@ -20,6 +20,15 @@ constexpr auto f32 = memory::data_type::f32;
 
 inline memory::desc any_md(const Dims& d, memory::data_type t = f32) { return memory::desc(d, t, tag::any); }
 
+// The channel-blocked f32 layout (aBcd16b, aBcd8b) that `md`, a 4-D value of dims `d`, is stored
+// in, or nullopt for plain, nhwc and every other layout.
+inline std::optional<tag> channel_blocks(const memory::desc& md, const Dims& d) {
+  if (d.size() != 4) return std::nullopt;
+  for (const tag t : {tag::aBcd16b, tag::aBcd8b})
+    if (md == memory::desc(d, f32, t)) return t;
+  return std::nullopt;
+}
+
 // `shape` right-aligned to rank `rank` with leading 1s.
 inline Dims padded(const Shape& shape, size_t rank) {
   Dims d(rank, 1);

@@ -19,7 +19,10 @@
 // Algorithms. A dense 3x3 stride-1 f32 conv asks for Winograd and takes direct where oneDNN has no
 // Winograd kernel (onednn_ops.cc); every other conv is direct.
 //
-// Layouts. Convs pick their layouts (any), deconvs read and write nhwc (onednn_ops.cc); pooling,
+// Layouts. Convs pick their layouts (any), except that a conv whose source is in channel blocks
+// (aBcd16b: a Winograd conv's output) keeps them for its source and output where oneDNN has such
+// a kernel; deconvs read and write nhwc (onednn_ops.cc). Concat along channels copies whole blocks
+// when some input is blocked, else nhwc or plain slabs (onednn_ops_layout.cc); pooling,
 // batch norm, eltwise and binary run in whatever layout their input has; MatMul, Gemm, softmax and
 // layer norm want plain row-major inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
 // function output needs another one, so a chain of convs inside one function stays blocked. A

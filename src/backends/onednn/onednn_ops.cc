@@ -67,19 +67,30 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // choice, convolution_auto, keeps direct below batch 16. Elsewhere, and where oneDNN declines
     // Winograd (AVX2 CPUs, other shapes, a post-op it cannot take), the direct algorithm.
     const bool winograd = sp == 2 && g == 1 && ct == f32 && k == Dims{3, 3} && st == Dims{1, 1} && dl == Dims{0, 0};
+    // A source already in channel blocks (a Winograd conv's output, or what follows one) keeps
+    // them: the conv reads and writes that blocking where oneDNN has a kernel for it, instead of
+    // format any, under which a 1x1 or strided conv picks nhwc and a reorder goes in front of it
+    // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
+    // (docs/backends.md), and a chain of convs then crosses no layout.
+    const std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
-      auto make = [&](algorithm alg) {
-        auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, alg,
-                                                            any_md(xd, ct), any_md(wdims, ct), bias_md, any_md(yd), st, dl, pl, pr)
-                          : dnnl::convolution_forward::desc(prop_kind::forward_inference, alg,
-                                                            any_md(xd, ct), any_md(wdims, ct), any_md(yd), st, dl, pl, pr);
+      auto make = [&](algorithm alg, bool keep_blocks) {
+        const memory::desc src = keep_blocks ? memory::desc(xd, f32, *blocks) : any_md(xd, ct);
+        const memory::desc dst = keep_blocks ? memory::desc(yd, f32, *blocks) : any_md(yd);
+        auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), bias_md, dst, st, dl, pl, pr)
+                          : dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), dst, st, dl, pl, pr);
         return dnnl::convolution_forward::primitive_desc(d, a, engine_);
       };
-      if (winograd) try {
-          return make(algorithm::convolution_winograd);
-        } catch (const dnnl::error&) {   // no Winograd kernel for this ISA, shape or post-op: direct
+      // Winograd before direct, kept blocks before format any; direct with any last.
+      std::vector<std::pair<algorithm, bool>> tries;
+      if (winograd && blocks) tries.emplace_back(algorithm::convolution_winograd, true);
+      if (winograd) tries.emplace_back(algorithm::convolution_winograd, false);
+      if (blocks) tries.emplace_back(algorithm::convolution_direct, true);
+      for (const auto& [alg, keep] : tries) try {
+          return make(alg, keep);
+        } catch (const dnnl::error&) {   // no such kernel for this ISA, shape, layout or post-op
         }
-      return make(algorithm::convolution_direct);
+      return make(algorithm::convolution_direct, false);
     }, [&](const auto& pd) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
                                            {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};

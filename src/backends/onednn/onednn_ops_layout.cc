@@ -4,10 +4,10 @@
 // view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
 // reorder). Transpose is one reorder from a strided view of the input (permuted strides) into
 // plain memory; the shape-only ops right after it write nothing more (the reorder writes their
-// output). Concat of plain inputs, and of nhwc ones along channels (conv outputs inside a
-// coalesced function), is host memcpys (oneDNN 2.6 picked a concat 5-13x slower than ref's loop
-// for squeezenet's plain NCHW fire modules); of other blocked inputs, oneDNN's concat primitive
-// on their own layouts. These replace
+// output). Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
+// along channels (conv outputs inside a coalesced function) is host memcpys: oneDNN 2.6 picked a
+// concat 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules, and on blocked
+// ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against 6.7 ms). Other layouts take oneDNN's concat primitive. These replace
 // ref's element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls) and squeezenet's fire modules.
 #include <cstring>
@@ -89,25 +89,44 @@ void OnednnProgram::build_concat(size_t n) {
   for (ValueId v : node.inputs)
     if (v != kNoValue && fn_.value(v).type.numel() > 0) ins.push_back(v);
   if (ins.empty()) unsupported(node, "no non-empty input");
-  bool all_plain = true, all_nhwc = rank == 4 && axis == 1;
+  const bool channels = rank == 4 && axis == 1;
+  bool all_plain = true, any_nhwc = false;
+  std::optional<tag> blocks;   // the channel blocks of some input, when every input's channels fill whole blocks
   for (ValueId v : ins) {
-    all_plain = all_plain && value_mem(v).get_desc() == plain_md(dims_of(v));
-    all_nhwc = all_nhwc && value_mem(v).get_desc() == memory::desc(dims_of(v), f32, tag::nhwc);
+    const memory::desc md = value_mem(v).get_desc();
+    const bool nhwc = channels && md == memory::desc(dims_of(v), f32, tag::nhwc);
+    all_plain = all_plain && md == plain_md(dims_of(v));
+    any_nhwc = any_nhwc || nhwc;
+    if (!blocks && channels) blocks = channel_blocks(md, dims_of(v));
   }
-  // Host copies: per outer index, each input's contiguous slab after the other's.
+  if (blocks)
+    for (ValueId v : ins)
+      if (fn_.value(v).type.shape[1] % (*blocks == tag::aBcd16b ? 16 : 8) != 0) blocks.reset();
+  // Channels where some input is in channel blocks (a Winograd 3x3 conv's output; its 1x1 sibling
+  // in SqueezeNet's fire modules writes nhwc): every input in those blocks, reordered where it is
+  // not. With whole blocks, an image's channels are [C/16][H][W][16]: each input is one
+  // contiguous slab per image, copied after the previous input's. The convs after it keep the
+  // blocks (onednn_ops.cc). oneDNN's concat is its reference kernel on mixed layouts, and its
+  // simple kernel on blocked ones is slower than these copies (above).
   const Dims yd = dims_of(y);
   int64_t outer = 1;
   std::vector<std::pair<memory, size_t>> srcs;   // memory, bytes per outer index
   memory dst;
-  if (all_nhwc) {
-    // Channels of nhwc inputs (conv outputs inside a coalesced function, SqueezeNet's fire
-    // modules): the outer index is the pixel, a slab one input's channels. oneDNN's concat takes
-    // its simple:any kernel here, several times slower than these copies.
+  if (blocks) {
+    outer = yd[0];
+    for (ValueId v : ins)
+      srcs.emplace_back(as_layout(v, memory::desc(dims_of(v), f32, *blocks)), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
+    dst = dst_mem(y, memory::desc(yd, f32, *blocks));
+  } else if (channels && any_nhwc) {
+    // Channels of nhwc inputs (conv outputs inside a coalesced function): the outer index is the
+    // pixel, a slab one input's channels; an input in another layout is reordered to nhwc first.
+    // oneDNN's concat takes its simple:any kernel here, several times slower than these copies.
     outer = yd[0] * yd[2] * yd[3];
-    for (ValueId v : ins) srcs.emplace_back(value_mem(v), static_cast<size_t>(fn_.value(v).type.shape[1]) * sizeof(float));
+    for (ValueId v : ins)
+      srcs.emplace_back(as_layout(v, memory::desc(dims_of(v), f32, tag::nhwc)), static_cast<size_t>(fn_.value(v).type.shape[1]) * sizeof(float));
     dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
   } else {
-    if (!all_plain) {   // blocked inputs (conv outputs inside a coalesced function): oneDNN's concat on them
+    if (!all_plain) {   // other layouts (conv outputs inside a coalesced function): oneDNN's concat on them
       try {
         std::vector<memory::desc> mds;
         std::unordered_map<int, memory> args;

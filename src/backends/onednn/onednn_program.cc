@@ -1,6 +1,7 @@
 // OnednnProgram: dispatch, memories and layouts, run (see onednn_compiler.h).
 #include "backends/onednn/onednn_program.h"
 
+#include <oneapi/dnnl/dnnl_debug.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -257,7 +258,7 @@ std::vector<std::string> OnednnProgram::implementations() const {
     if (step.host) continue;
     const char* info = nullptr;
     if (dnnl_primitive_desc_query(step.prim.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) == dnnl_success && info)
-      out.emplace_back(info);
+      out.push_back(std::string(dnnl_prim_kind2str(static_cast<dnnl_primitive_kind_t>(step.prim.get_kind()))) + ":" + info);
   }
   return out;
 }

@@ -60,8 +60,9 @@ class OnednnProgram {
 
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
-  // oneDNN's name of each primitive's implementation, in step order ("brgconv:avx512_core",
-  // "jit_fp32_wino_2x3:avx512_core", ...; host copies leave none): what ONEDNN_VERBOSE shows.
+  // Each primitive's kind and oneDNN's name of its implementation, in step order
+  // ("convolution:brgconv:avx512_core", "reorder:jit:uni", ...; host copies leave none): what
+  // ONEDNN_VERBOSE shows.
   std::vector<std::string> implementations() const;
 
  private:

@@ -297,6 +297,31 @@ TEST_CASE("onednn: Concat of blocked conv outputs (fire module) and of plain inp
   check_against_ref("onednn", c.g);
 }
 
+namespace {
+
+// Whether this CPU's oneDNN has a Winograd kernel for a 3x3 pad-1 convolution, c -> o channels, hw x hw.
+bool winograd_available(int64_t c, int64_t o, int64_t hw) {
+  using dnnl::memory;
+  auto md = [](const memory::dims& d) { return memory::desc(d, memory::data_type::f32, memory::format_tag::any); };
+  try {
+    dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, md({1, c, hw, hw}),
+                                        md({o, c, 3, 3}), md({o}), md({1, o, hw, hw}), {1, 1}, {0, 0}, {1, 1}, {1, 1}),
+        dnnl::engine(dnnl::engine::kind::cpu, 0));
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+size_t count_prefix(const std::vector<std::string>& impls, const std::string& kind) {
+  size_t n = 0;
+  for (const std::string& impl : impls) n += impl.rfind(kind, 0) == 0;
+  return n;
+}
+
+}  // namespace
+
 // A dense 3x3 stride-1 convolution runs Winograd wherever oneDNN has a kernel for it (onednn_ops.cc),
 // a strided one stays direct; with a residual Add and a Relu after the first, against ref.
 TEST_CASE("onednn: 3x3 stride-1 convolutions take Winograd where oneDNN has it, post-ops kept") {
@@ -309,27 +334,42 @@ TEST_CASE("onednn: 3x3 stride-1 convolutions take Winograd where oneDNN has it, 
   b.output(b.node("Conv", {sum, w2}, hs, {{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
   check_against_ref("onednn", b.g);
 
-  // Whether this CPU's oneDNN has a Winograd kernel for the first convolution at all.
-  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  using dnnl::memory;
-  auto md = [](const memory::dims& d) { return memory::desc(d, memory::data_type::f32, memory::format_tag::any); };
-  bool has_winograd = true;
-  try {
-    dnnl::convolution_forward::primitive_desc(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, md({1, 32, 14, 14}),
-                                        md({32, 32, 3, 3}), md({32}), md({1, 32, 14, 14}), {1, 1}, {0, 0}, {1, 1}, {1, 1}),
-        engine);
-  } catch (const dnnl::error&) {
-    has_winograd = false;
-  }
-  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, engine).implementations();
+  const bool has_winograd = winograd_available(32, 32, 14);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
   INFO("has Winograd: " << has_winograd);
   for (const std::string& impl : impls) INFO(impl);
   int wino = 0, convs = 0;
   for (const std::string& impl : impls) {
     wino += impl.find("wino") != std::string::npos;
-    convs += impl.find("conv") != std::string::npos || impl.find("wino") != std::string::npos;
+    convs += impl.rfind("convolution:", 0) == 0;
   }
   CHECK(wino == (has_winograd ? 1 : 0));   // the strided convolution never
   CHECK(convs == 2);
+}
+
+// Channel blocks kept (onednn_ops.cc, onednn_ops_layout.cc): a conv whose source a Winograd conv
+// wrote in blocks reads and writes those blocks, and a fire module's Concat of a blocked and an
+// nhwc conv output is host copies of whole blocks, so no reorder runs between them: one step
+// reorders x into blocks (the output's reorder is a final one, not a step). Under format any the
+// 1x1 convs pick nhwc, and a reorder goes on each side of them; oneDNN's concat of mixed layouts
+// is its reference kernel.
+TEST_CASE("onednn: convs after a Winograd conv keep its channel blocks, through a fire module's Concat") {
+  FunctionBuilder b;
+  const Shape xs{1, 32, 14, 14}, hs{1, 16, 14, 14}, es{1, 32, 14, 14}, ys{1, 64, 14, 14};
+  const ValueId x = b.input("x", xs), w = b.input("w", {32, 32, 3, 3});
+  const ValueId ws = b.input("ws", {16, 32, 1, 1}), we1 = b.input("we1", {32, 16, 1, 1}), we3 = b.input("we3", {32, 16, 3, 3});
+  const ValueId c3 = b.node("Relu", {b.node("Conv", {x, w}, xs, {{"pads", I{1, 1, 1, 1}}})}, xs);
+  const ValueId sq = b.node("Relu", {b.node("Conv", {c3, ws}, hs)}, hs);
+  const ValueId e1 = b.node("Relu", {b.node("Conv", {sq, we1}, es)}, es);
+  const ValueId e3 = b.node("Relu", {b.node("Conv", {sq, we3}, es, {{"pads", I{1, 1, 1, 1}}})}, es);
+  const ValueId cat = b.node("Concat", {e1, e3}, ys, {{"axis", int64_t(1)}});
+  b.output(b.node("Relu", {b.node("Conv", {cat, b.input("wo", {16, 64, 1, 1})}, hs)}, hs));
+  check_against_ref("onednn", b.g);
+
+  if (!winograd_available(32, 32, 14)) return;   // no blocks to keep: every conv picks its own layout
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "convolution:") == 5);
+  CHECK(count_prefix(impls, "concat:") == 0);
+  CHECK(count_prefix(impls, "reorder:") == 1);
 }
