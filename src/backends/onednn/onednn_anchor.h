@@ -20,6 +20,11 @@ constexpr auto f32 = memory::data_type::f32;
 
 inline memory::desc any_md(const Dims& d, memory::data_type t = f32) { return memory::desc(d, t, tag::any); }
 
+// The eltwise algorithm of a decomposed unary group: gelu_erf, or swish with alpha 1 (x * sigmoid(x)).
+inline EltwiseOp unary_eltwise(const UnaryMatch& m) {
+  return m.kind == UnaryMatch::Kind::swish ? EltwiseOp{algorithm::eltwise_swish, 1.0f, 0.0f} : EltwiseOp{algorithm::eltwise_gelu_erf, 0.0f, 0.0f};
+}
+
 // The channel-blocked f32 layout (aBcd16b, aBcd8b) that `md`, a 4-D value of dims `d`, is stored
 // in, or nullopt for plain, nhwc and every other layout.
 inline std::optional<tag> channel_blocks(const memory::desc& md, const Dims& d) {
@@ -121,9 +126,10 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
   dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
   while (!frame_.is_function_output(value)) {
-    if (auto g = gelu_of_.find(value); g != gelu_of_.end()) {   // erf-GELU of the chain's value
+    if (auto g = unary_of_.find(value); g != unary_of_.end()) {   // erf-GELU or SiLU of the chain's value
       dnnl::post_ops trial = owned_post_ops(po);
-      trial.append_eltwise(1.0f, algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      const EltwiseOp e = unary_eltwise(g->second);
+      trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
       dnnl::primitive_attr a;
       a.set_post_ops(trial);
       if (!try_pd(a)) break;

@@ -1,6 +1,7 @@
-// OnednnProgram: decomposed layer norm and erf-GELU groups (onednn_patterns.h) as one primitive
-// each. A GELU that follows an anchor is a post-op of that anchor instead (fuse_chain); only a
-// GELU with no anchor before it inside the function becomes an eltwise primitive here.
+// OnednnProgram: decomposed layer norm, erf-GELU and SiLU groups (onednn_patterns.h) as one
+// primitive each. A GELU or SiLU that follows an anchor is a post-op of that anchor instead
+// (fuse_chain); only one with no anchor before it inside the function becomes an eltwise
+// primitive here.
 #include "backends/onednn/onednn_anchor.h"
 
 namespace tessera::onednn {
@@ -17,9 +18,11 @@ void OnednnProgram::find_groups() {
   }
   for (size_t v = 0; v < fn_.values.size(); ++v) {
     if (consumers_[v].size() != 2) continue;
-    if (auto m = match_gelu(fn_, consumers_, static_cast<ValueId>(v))) {
-      gelu_at_.emplace(static_cast<size_t>(m->nodes.front()), *m);
-      gelu_of_.emplace(static_cast<ValueId>(v), std::move(*m));
+    auto m = match_gelu(fn_, consumers_, static_cast<ValueId>(v));
+    if (!m) m = match_swish(fn_, consumers_, static_cast<ValueId>(v));
+    if (m) {
+      unary_at_.emplace(static_cast<size_t>(m->nodes.front()), *m);
+      unary_of_.emplace(static_cast<ValueId>(v), std::move(*m));
     }
   }
 }
@@ -45,11 +48,12 @@ void OnednnProgram::build_layer_norm_group(size_t n, const LayerNormMatch& m) {
   }, m.out);
 }
 
-void OnednnProgram::build_gelu_group(size_t n, const GeluMatch& m) {
+void OnednnProgram::build_unary_group(size_t n, const UnaryMatch& m) {
   absorb(m.nodes);
   const memory src = value_mem(m.x);
+  const EltwiseOp e = unary_eltwise(m);
   finish_anchor(n, dnnl::primitive_attr(), [&](const dnnl::primitive_attr& a) {
-    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, algorithm::eltwise_gelu_erf, src.get_desc(), 0.0f, 0.0f);
+    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, e.alg, src.get_desc(), e.alpha, e.beta);
     return dnnl::eltwise_forward::primitive_desc(d, a, engine_);
   }, [&](const auto&) { return std::unordered_map<int, memory>{{DNNL_ARG_SRC, src}}; }, m.out);
 }

@@ -1,4 +1,4 @@
-// Structural recognition of decomposed layer norm and erf-GELU (see onednn_patterns.h).
+// Structural recognition of decomposed layer norm, erf-GELU and SiLU (see onednn_patterns.h).
 #include "backends/onednn/onednn_patterns.h"
 
 #include <algorithm>
@@ -115,7 +115,7 @@ std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vecto
   return m;
 }
 
-std::optional<GeluMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x) {
+std::optional<UnaryMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x) {
   const Ctx c{fn, consumers};
   const auto& xc = consumers[static_cast<size_t>(x)];
   if (xc.size() != 2) return std::nullopt;
@@ -132,7 +132,8 @@ std::optional<GeluMatch> match_gelu(const Graph& fn, const std::vector<std::vect
     const ValueId a = c.out(*add);
     auto xo = c.other(x2, "Mul", x);
     if (!xo) continue;
-    GeluMatch m;
+    UnaryMatch m;
+    m.kind = UnaryMatch::Kind::gelu_erf;
     m.x = x;
     if (*xo == a) {                                             // (x * (1 + erf)) * 0.5
       if (c.sole(a) != x2) continue;
@@ -155,6 +156,25 @@ std::optional<GeluMatch> match_gelu(const Graph& fn, const std::vector<std::vect
     }
     if (!c.same_shape(m.out, x)) continue;
     std::sort(m.nodes.begin(), m.nodes.end());
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<UnaryMatch> match_swish(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x) {
+  const Ctx c{fn, consumers};
+  const auto& xc = consumers[static_cast<size_t>(x)];
+  if (xc.size() != 2 || fn.value(x).type.dtype != DType::f32) return std::nullopt;
+  for (int first = 0; first < 2; ++first) {
+    const NodeId sig = xc[static_cast<size_t>(first)], mul = xc[static_cast<size_t>(1 - first)];
+    const Node& s = c.node(sig);
+    if (s.op != "Sigmoid" || s.inputs.size() != 1 || s.outputs.size() != 1 || c.sole(c.out(sig)) != mul) continue;
+    if (c.other(mul, "Mul", x) != c.out(sig) || !c.same_shape(c.out(mul), x)) continue;
+    UnaryMatch m;
+    m.kind = UnaryMatch::Kind::swish;
+    m.x = x;
+    m.nodes = {std::min(sig, mul), std::max(sig, mul)};
+    m.out = c.out(mul);
     return m;
   }
   return std::nullopt;

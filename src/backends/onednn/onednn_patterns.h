@@ -10,6 +10,8 @@
 //               y = d / s [* gamma] [+ beta]          -> layer_normalization_forward(eps, scale, shift)
 //   erf-GELU    y = x * (Erf(x / sqrt 2) + 1) * 0.5   -> eltwise_gelu_erf (a post-op after a MatMul)
 //               (any order of the two Muls and of their operands, 1 + Erf or Erf + 1)
+//   SiLU        y = x * Sigmoid(x)                    -> eltwise_swish (a post-op after a Conv:
+//               EfficientNet, YOLO; x * Sigmoid(x) or Sigmoid(x) * x)
 //
 // Every inner value must be used only inside the group and must not be a function output; the
 // constants (2, eps, sqrt 2, 1, 0.5) are checked by value; gamma/beta must be [inner]-sized
@@ -31,7 +33,10 @@ struct LayerNormMatch {
   float eps = 0.0f;
 };
 
-struct GeluMatch {
+// A decomposed unary function of x that oneDNN has as one eltwise algorithm.
+struct UnaryMatch {
+  enum class Kind { gelu_erf, swish };
+  Kind kind = Kind::gelu_erf;
   std::vector<NodeId> nodes;          // ascending
   ValueId x = kNoValue, out = kNoValue;
 };
@@ -40,6 +45,8 @@ struct GeluMatch {
 std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers,
                                                NodeId mean);
 // An erf-GELU of value x (x's consumers are exactly the group's two entry nodes).
-std::optional<GeluMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
+std::optional<UnaryMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
+// A SiLU of value x (x's consumers are exactly the Sigmoid and the Mul).
+std::optional<UnaryMatch> match_swish(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
 
 }  // namespace tessera::onednn

@@ -88,8 +88,8 @@ void OnednnProgram::build() {
       build_layer_norm_group(n, it->second);
       continue;
     }
-    if (auto it = gelu_at_.find(n); it != gelu_at_.end()) {
-      build_gelu_group(n, it->second);
+    if (auto it = unary_at_.find(n); it != unary_at_.end()) {
+      build_unary_group(n, it->second);
       continue;
     }
     const Node& node = fn_.nodes[n];

@@ -119,7 +119,7 @@ class OnednnProgram {
   // Decomposed groups (onednn_patterns.h), built as one primitive (onednn_ops_fused.cc).
   void find_groups();
   void build_layer_norm_group(size_t n, const LayerNormMatch& m);
-  void build_gelu_group(size_t n, const GeluMatch& m);
+  void build_unary_group(size_t n, const UnaryMatch& m);
   void absorb(const std::vector<NodeId>& nodes);
   // Reshape-like views, Transpose, Concat (onednn_ops_layout.cc).
   static bool is_layout_op(const std::string& op);
@@ -155,8 +155,8 @@ class OnednnProgram {
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
   std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node
-  std::unordered_map<size_t, GeluMatch> gelu_at_;              // by the group's first node
-  std::unordered_map<ValueId, GeluMatch> gelu_of_;             // by the GELU's input value
+  std::unordered_map<size_t, UnaryMatch> unary_at_;            // GELU, SiLU: by the group's first node
+  std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;

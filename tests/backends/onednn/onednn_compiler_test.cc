@@ -373,3 +373,25 @@ TEST_CASE("onednn: convs after a Winograd conv keep its channel blocks, through 
   CHECK(count_prefix(impls, "concat:") == 0);
   CHECK(count_prefix(impls, "reorder:") == 1);
 }
+
+// SiLU, x * Sigmoid(x) (EfficientNet's activation, in both operand orders), after a conv is one
+// swish post-op of the conv; alone (no anchor before it) one eltwise primitive. Run op by op it
+// was an eltwise pass and a binary pass over the conv's output.
+TEST_CASE("onednn: SiLU after a Conv is one swish post-op; alone one eltwise") {
+  for (const bool sig_first : {true, false}) {
+    FunctionBuilder b;
+    const Shape xs{1, 8, 10, 10}, ys{1, 16, 10, 10};
+    const ValueId x = b.input("x", xs), w = b.input("w", {16, 8, 1, 1}), bias = b.input("bias", {16});
+    const ValueId y = b.node("Conv", {x, w, bias}, ys);
+    const ValueId s = b.node("Sigmoid", {y}, ys);
+    b.output(b.node("Mul", sig_first ? std::vector<ValueId>{s, y} : std::vector<ValueId>{y, s}, ys));
+    const ValueId u = b.input("u", {2, 24});   // SiLU with no anchor before it
+    b.output(b.node("Mul", {u, b.node("Sigmoid", {u}, {2, 24})}, {2, 24}));
+    check_against_ref("onednn", b.g);
+    const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+    for (const std::string& impl : impls) INFO(impl);
+    CHECK(count_prefix(impls, "convolution:") == 1);
+    CHECK(count_prefix(impls, "eltwise:") == 1);
+    CHECK(count_prefix(impls, "binary:") == 0);
+  }
+}
