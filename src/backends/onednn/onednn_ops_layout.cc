@@ -10,6 +10,7 @@
 // ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against 6.7 ms). Other layouts take oneDNN's concat primitive. These replace
 // ref's element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls) and squeezenet's fire modules.
+#include <algorithm>
 #include <cstring>
 
 #include "backends/onednn/onednn_anchor.h"
@@ -24,14 +25,101 @@ bool is_shape_only(const std::string& op) {
 }  // namespace
 
 bool OnednnProgram::is_layout_op(const std::string& op) {
-  return is_shape_only(op) || op == "Transpose" || op == "Concat";
+  return is_shape_only(op) || op == "Transpose" || op == "Concat" || op == "Slice" || op == "Split";
 }
 
 void OnednnProgram::build_layout_op(size_t n) {
   const Node& node = fn_.nodes[n];
   if (node.op == "Transpose") build_transpose(n);
   else if (node.op == "Concat") build_concat(n);
+  else if (node.op == "Slice") build_slice(n);
+  else if (node.op == "Split") build_split(n);
   else build_reshape(n);
+}
+
+void OnednnProgram::copy_window(ValueId x, ValueId y, const Dims& offsets) {
+  const Dims xd = dims_of(x), yd = dims_of(y);
+  memory base = value_mem(x);
+  memory::desc window;
+  try {
+    window = base.get_desc().submemory_desc(yd, offsets);
+  } catch (const dnnl::error&) {   // a window that cuts through channel blocks: from x's plain copy
+    base = plain_base(x);
+    window = base.get_desc().submemory_desc(yd, offsets);
+  }
+  // The same layout as x for y: a conv after a channel split of an nhwc or blocked value reads it as is.
+  memory::desc out = plain_md(yd);
+  if (xd.size() == 4 && base.get_desc() == memory::desc(xd, f32, tag::nhwc)) out = memory::desc(yd, f32, tag::nhwc);
+  else if (const auto blocks = channel_blocks(base.get_desc(), xd); blocks && yd[1] % (*blocks == tag::aBcd16b ? 16 : 8) == 0)
+    out = memory::desc(yd, f32, *blocks);
+  memory src;
+  if (base.get_data_handle() != nullptr) {
+    src = memory(window, engine_, base.get_data_handle());
+  } else {   // a boundary value (or a view of one): its address is bound at every run
+    const ValueId root = alias_of_[static_cast<size_t>(x)] != kNoValue ? alias_of_[static_cast<size_t>(x)] : x;
+    src = memory(window, engine_, DNNL_MEMORY_NONE);
+    bindings_.emplace_back(src, root);
+  }
+  add_reorder(src, dst_mem(y, out));
+}
+
+// Slice with steps of 1 (starts, ends, axes, steps as constant inputs, or opset 1's attributes):
+// the window starts at the clamped starts and has the output's dims.
+void OnednnProgram::build_slice(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], y = node.outputs[0];
+  const Dims xd = dims_of(x), yd = dims_of(y);
+  auto ints = [&](const char* attr, size_t input) {
+    if (node.attrs.count(attr)) return attr_ints(node.attrs, attr);
+    std::vector<int64_t> out;
+    if (input >= node.inputs.size() || node.inputs[input] == kNoValue) return out;
+    const Value& v = fn_.value(node.inputs[input]);
+    if (!v.is_constant() || !v.data || (v.type.dtype != DType::i64 && v.type.dtype != DType::i32))
+      unsupported(node, "input " + std::to_string(input) + " must be a constant integer tensor");
+    for (int64_t i = 0; i < v.type.numel(); ++i) {
+      const uint8_t* p = v.data->data() + static_cast<size_t>(i) * dtype_size(v.type.dtype);
+      int64_t x64 = 0;
+      int32_t x32 = 0;
+      if (v.type.dtype == DType::i64) std::memcpy(&x64, p, sizeof x64);
+      else std::memcpy(&x32, p, sizeof x32), x64 = x32;
+      out.push_back(x64);
+    }
+    return out;
+  };
+  const std::vector<int64_t> starts = ints("starts", 1), steps = ints("steps", 4);
+  std::vector<int64_t> axes = ints("axes", 3);
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  if (axes.size() != starts.size() || (!steps.empty() && steps.size() != starts.size())) unsupported(node, "starts/axes/steps lengths differ");
+  Dims offsets(xd.size(), 0);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (!steps.empty() && steps[k] != 1) unsupported(node, "steps other than 1");
+    const int64_t a = axes[k] < 0 ? axes[k] + static_cast<int64_t>(xd.size()) : axes[k];
+    if (a < 0 || a >= static_cast<int64_t>(xd.size())) unsupported(node, "axis out of range");
+    const int64_t dim = xd[static_cast<size_t>(a)];
+    offsets[static_cast<size_t>(a)] = std::clamp<int64_t>(starts[k] < 0 ? starts[k] + dim : starts[k], 0, dim);
+  }
+  for (size_t i = 0; i < xd.size(); ++i)
+    if (offsets[i] + yd[i] > xd[i]) unsupported(node, "the output does not fit the input at the starts");
+  if (fn_.value(y).type.numel() == 0) unsupported(node, "empty output");
+  copy_window(x, y, offsets);
+}
+
+// Split: each output the window after the previous ones along the axis.
+void OnednnProgram::build_split(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0];
+  const auto rank = static_cast<int64_t>(dims_of(x).size());
+  int64_t axis = attr_int(node.attrs, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) unsupported(node, "axis out of range");
+  Dims offsets(static_cast<size_t>(rank), 0);
+  for (ValueId y : node.outputs) {
+    if (y == kNoValue) continue;
+    if (fn_.value(y).type.numel() == 0) unsupported(node, "empty output");
+    copy_window(x, y, offsets);
+    offsets[static_cast<size_t>(axis)] += dims_of(y)[static_cast<size_t>(axis)];
+  }
 }
 
 void OnednnProgram::build_reshape(size_t n) {

@@ -93,7 +93,7 @@ void OnednnProgram::build() {
       continue;
     }
     const Node& node = fn_.nodes[n];
-    for (size_t i = 1; i < node.outputs.size(); ++i) {
+    for (size_t i = 1; i < node.outputs.size() && node.op != "Split"; ++i) {
       const ValueId v = node.outputs[i];
       if (v != kNoValue && (!consumers_[static_cast<size_t>(v)].empty() || fn_.is_output(v)))
         unsupported(node, "optional output " + std::to_string(i) + " is used");

@@ -127,6 +127,11 @@ class OnednnProgram {
   void build_reshape(size_t n);
   void build_transpose(size_t n);
   void build_concat(size_t n);
+  void build_slice(size_t n);
+  void build_split(size_t n);
+  // y = the window of x at `offsets` with y's dims, copied by one reorder from a view of x's own
+  // memory into y in x's layout family (plain, nhwc, channel blocks).
+  void copy_window(ValueId x, ValueId y, const Dims& offsets);
   // Finishes an anchor: fuses its chain, creates the primitive, wires src args and the dst.
   // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
   // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops. `out` is

@@ -395,3 +395,31 @@ TEST_CASE("onednn: SiLU after a Conv is one swish post-op; alone one eltwise") {
     CHECK(count_prefix(impls, "binary:") == 0);
   }
 }
+
+// Slice and Split are reorders of a window of the value's own memory (onednn_ops_layout.cc): a
+// channel split of a conv's nhwc output (ShuffleNet's units) stays nhwc for the convs after it; a
+// Slice of a function input reads the bound input; negative starts count from the end; opset 1's
+// attributes; a Split into unequal parts.
+TEST_CASE("onednn: Slice and Split as windows of nhwc, blocked and plain values") {
+  FunctionBuilder b;
+  const Shape xs{1, 16, 6, 6}, hs{1, 8, 6, 6};
+  const ValueId x = b.input("x", xs), w = b.input("w", {32, 16, 1, 1}), w2 = b.input("w2", {8, 8, 1, 1});
+  const ValueId c = b.node("Relu", {b.node("Conv", {x, w}, {1, 32, 6, 6})}, {1, 32, 6, 6});
+  const ValueId lo = b.node("Slice", {c, shape_of(b, {0}), shape_of(b, {8}), shape_of(b, {1})}, hs);
+  const ValueId hi = b.node("Slice", {c, shape_of(b, {-8}), shape_of(b, {1000}), shape_of(b, {-3}), shape_of(b, {1})}, hs);
+  b.output(b.node("Add", {b.node("Conv", {lo, w2}, hs), hi}, hs));
+  const ValueId u = b.input("u", {3, 10});
+  b.output(b.node("Slice", {u}, {2, 4}, {{"starts", I{1, 3}}, {"ends", I{3, 7}}}));
+  Node split;   // Split(x) -> [1,4,6,6], [1,12,6,6]
+  split.name = split.op = "Split";
+  split.attrs = {{"axis", int64_t(1)}, {"split", I{4, 12}}};
+  split.inputs = {x};
+  for (const int64_t ch : {4, 12})
+    split.outputs.push_back(b.g.add_value(Value{"part" + std::to_string(ch), TensorType{DType::f32, {1, ch, 6, 6}}, ValueKind::Intermediate}));
+  b.g.add_node(split);
+  for (const ValueId part : split.outputs) b.output(part);
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "reorder:") >= 5);   // two Slices of c, the Slice of u, two Split outputs
+}
