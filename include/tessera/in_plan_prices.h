@@ -10,7 +10,7 @@
 // the plan itself: the executor runs the whole plan and times every call (call_profile.h).
 //
 //   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
-//   run the plan 3 rounds x 10 times, per call medians:              in plan  1.21 + 0.23 + 2.63 ms
+//   run the plan 5 rounds x 10 times, call medians of the quietest:  in plan  1.21 + 0.23 + 2.63 ms
 //   -> partition costs 1.21, 0.23, 2.63; isolated_cost keeps 1.10, 0.20, 2.40
 //
 // Crossings (the executor's layout conversions, once per value and layout) are timed the same way
@@ -39,7 +39,8 @@ namespace tessera {
 
 struct InPlanOptions {
   bool may_measure = true;   // false: database lookups only
-  int rounds = 3;            // rounds of `repeat` runs; a call's price is the median of its round medians
+  int rounds = 5;            // rounds of `repeat` runs; a call's price is its median in the quietest round
+                             // (the round whose calls sum least)
   int repeat = 10;
 };
 
