@@ -77,6 +77,10 @@ class CompiledFunction {
   // Inputs and outputs are already checked.
   virtual void run_impl(std::span<const ConstTensorView> inputs,
                         std::span<const TensorView> outputs) = 0;
+  // Whether the library runs on threads of its own (XNNPACK's pthreadpool, Halide's pool,
+  // OpenBLAS's threads) rather than OpenMP's team: run() then parks OpenMP's team around
+  // run_impl, so its spinning workers leave the cores to the library's (openmp_park.h).
+  virtual bool runs_on_own_threads() const { return false; }
 
  private:
   friend class BackendCompiler;   // sets layouts_ after compile_impl

@@ -49,6 +49,7 @@ class BlasFunction final : public CompiledFunction {
   size_t workspace_bytes() const override { return frame_.owned_bytes(); }
 
  protected:
+  bool runs_on_own_threads() const override { return true; }   // OpenBLAS's server threads
   void run_impl(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) override {
     frame_.bind(inputs, outputs);
     for (const GemmStep& s : steps_) {

@@ -1,6 +1,7 @@
 // CompiledFunction's signature check (see tessera/backend_compiler.h).
 #include <string>
 
+#include "backends/compilers/openmp_park.h"
 #include "tessera/backend_compiler.h"
 
 namespace tessera {
@@ -23,7 +24,8 @@ void CompiledFunction::run(std::span<const ConstTensorView> inputs, std::span<co
     if (outputs[i].type != output_types_[i] || (!outputs[i].data && outputs[i].numel() > 0))
       throw KernelError("compiled function: output " + std::to_string(i) + " is " + to_string(outputs[i].type) +
                         ", expected " + to_string(output_types_[i]));
-  run_impl(inputs, outputs);
+  if (runs_on_own_threads()) run_with_openmp_parked([&] { run_impl(inputs, outputs); });
+  else run_impl(inputs, outputs);
 }
 
 std::unique_ptr<CompiledFunction> BackendCompiler::compile(const Graph& fn, const BoundaryLayouts& layouts) const {

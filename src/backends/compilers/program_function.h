@@ -7,8 +7,9 @@
 // It owns a copy of the Graph, because the program keeps references into it and the compiled
 // function outlives the caller's Graph; the program is built from that copy, with any further
 // arguments passed on. Program needs `Program(const Graph&, Args...)`,
-// `size_t workspace_bytes() const` and `void run(std::span<const ConstTensorView>,
-// std::span<const TensorView>)`.
+// `size_t workspace_bytes() const`, `void run(std::span<const ConstTensorView>,
+// std::span<const TensorView>)` and `static constexpr bool kOwnThreads` (whether its library runs
+// on threads of its own rather than OpenMP's team: CompiledFunction::runs_on_own_threads).
 #pragma once
 
 #include <span>
@@ -30,6 +31,7 @@ class ProgramFunction final : public CompiledFunction {
   void run_impl(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) override {
     program_.run(inputs, outputs);
   }
+  bool runs_on_own_threads() const override { return Program::kOwnThreads; }
 
  private:
   Graph fn_;   // owned: the program refers to it

@@ -5,7 +5,9 @@
 // (src/backends/xnnpack/xnnpack_threadpool.h); TBB is capped by a global_control, which only holds
 // while the object lives, so the last one set is kept here. Halide pipelines share one runtime
 // whose pool is sized by halide_set_num_threads (backends/halide/halide_runtime.h). The libraries'
-// state is process-wide already; this file only keeps them in step.
+// state is process-wide already; this file only keeps them in step. The pools still take turns
+// on the same cores: a function on threads of its own runs with OpenMP's team parked
+// (openmp_park.h), and XNNPACK's workers are sent to sleep after each call (xnnpack_threadpool.h).
 #include <omp.h>
 
 #include <memory>

@@ -59,6 +59,7 @@ class HalideFunction final : public CompiledFunction {
   size_t workspace_bytes() const override { return 0; }   // Halide allocates per call
 
  protected:
+  bool runs_on_own_threads() const override { return true; }   // the Halide runtime's pool
   void run_impl(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) override {
     for (size_t i = 0; i < inputs.size(); ++i) buffers_.set(i, inputs[i].data);
     for (size_t o = 0; o < outputs.size(); ++o) buffers_.set(inputs.size() + o, outputs[o].data);

@@ -54,6 +54,7 @@ enum class Precision { f32, bf16 };
 
 class OnednnProgram {
  public:
+  static constexpr bool kOwnThreads = false;   // OpenMP's team (program_function.h)
   // `layouts` (empty: all plain): the memory order of each input and output at the boundary; an
   // nhwc one is bound as a oneDNN nhwc memory, so a conv that picks nhwc reads or writes it as is.
   OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision = Precision::f32, const BoundaryLayouts& layouts = {});

@@ -74,6 +74,7 @@ struct Clamp {
 
 class XnnpackProgram {
  public:
+  static constexpr bool kOwnThreads = true;   // its pthreadpool (program_function.h)
   // Builds the definitions and validates them by making a runtime (zero weights); throws
   // KernelUnsupported naming the node and the reason.
   // `layouts` (empty: all plain): the boundary order of each input and output; an nhwc input is

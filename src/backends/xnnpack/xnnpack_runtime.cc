@@ -60,8 +60,9 @@ void XnnpackProgram::instantiate(const std::vector<const float*>& sources, pthre
       throw KernelUnsupported("xnnpack: " + n.what + ": XNNPACK refused it (status " + std::to_string(status) + ")");
   }
   xnn_runtime_t rt = nullptr;
-  // Workers yield after each invoke instead of spinning: the next function of a plan is often
-  // another library's (oneDNN's OpenMP team), which spinning pthreadpool workers would starve.
+  // Workers should yield after each invoke instead of spinning: the next function of a plan is
+  // often another library's (oneDNN's OpenMP team), which spinning pthreadpool workers would
+  // starve. The flag alone does not do it in this snapshot: run() also calls yield_workers.
   const xnn_status status = xnn_create_runtime_v2(subgraph.get(), pool, XNN_FLAG_YIELD_WORKERS, &rt);
   if (status != xnn_status_success)
     throw KernelUnsupported("xnnpack: xnn_create_runtime_v2 failed (status " + std::to_string(status) + ")");
@@ -93,6 +94,7 @@ void XnnpackProgram::run(std::span<const ConstTensorView> inputs, std::span<cons
     set_up_ = std::move(external);
   }
   if (xnn_invoke_runtime(runtime_) != xnn_status_success) throw KernelError("xnnpack: xnn_invoke_runtime failed");
+  yield_workers(pool);
   for (OutputSlot& out : outputs_) {
     if (out.in_place) continue;
     const Shape& s = fn_.value(out.value).type.shape;

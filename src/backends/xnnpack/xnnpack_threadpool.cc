@@ -50,4 +50,9 @@ pthreadpool_t threadpool() {
   return it->second;
 }
 
+void yield_workers(pthreadpool_t pool) {
+  if (pool == nullptr) return;
+  pthreadpool_parallelize_1d(pool, [](void*, size_t) {}, nullptr, pthreadpool_get_threads_count(pool), PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
 }  // namespace tessera::xnnpack

@@ -23,5 +23,12 @@ void initialize();
 void set_threads(int threads);
 // The pool for the current thread count; nullptr for one thread.
 pthreadpool_t threadpool();
+// Sends `pool`'s workers to sleep now. After a parallel call pthreadpool's workers spin for the
+// next one; when the next call is another library's (oneDNN's OpenMP team), they would take its
+// cores. XNN_FLAG_YIELD_WORKERS on the runtime does not reach the workers in this snapshot
+// (perf showed them spinning through the oneDNN calls after it), so a no-op task is dispatched
+// with PTHREADPOOL_FLAG_YIELD_WORKERS: the workers run it and then sleep on a futex. Microseconds;
+// nothing for a null pool.
+void yield_workers(pthreadpool_t pool);
 
 }  // namespace tessera::xnnpack
