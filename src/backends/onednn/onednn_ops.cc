@@ -23,8 +23,11 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     dl[i] = dil[i] - 1;
     const int64_t total = transposed ? strides[i] * (in - 1) + outpad[i] + ek - out
                                      : std::max<int64_t>(0, (out - 1) * strides[i] + ek - in);
-    if (auto_pad == "SAME_UPPER") pl[i] = transposed ? total - total / 2 : total / 2;
-    else if (auto_pad == "SAME_LOWER") pl[i] = transposed ? total / 2 : total - total / 2;
+    // SAME_UPPER puts the odd pad at the end, for Conv and ConvTranspose alike (ONNX's
+    // test_convtranspose_autopad_same; ref's conv.cc); a ConvTranspose with output_shape derives
+    // its pads the same way.
+    if (auto_pad == "SAME_UPPER" || (transposed && auto_pad == "NOTSET" && node.attrs.count("output_shape"))) pl[i] = total / 2;
+    else if (auto_pad == "SAME_LOWER") pl[i] = total - total / 2;
     else if (auto_pad == "VALID") pl[i] = 0;
     else pl[i] = pads[i];
     // Right padding from the inferred output size: covers auto_pad, output_padding, output_shape.

@@ -117,13 +117,20 @@ void OnednnProgram::build_softmax(size_t n, bool log) {
 }
 
 void OnednnProgram::build_eltwise(size_t n, const std::vector<EltwiseOp>& ops) {
-  const memory src = value_mem(eltwise_source(fn_, fn_.nodes[n]));
-  dnnl::post_ops po;
-  for (size_t i = 1; i < ops.size(); ++i) po.append_eltwise(1.0f, ops[i].alg, ops[i].alpha, ops[i].beta);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(po);
-  finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
-    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, ops[0].alg, src.get_desc(), ops[0].alpha, ops[0].beta);
+  memory src = value_mem(eltwise_source(fn_, fn_.nodes[n]));
+  // An op of several algorithms (HardSigmoid: linear, then clip): one primitive per algorithm,
+  // the last the anchor that later nodes fuse into. Not the others as its post-ops: oneDNN 2.6
+  // runs an eltwise with eltwise post-ops on its reference kernel, which on 1-D data writes
+  // nothing at all (ONNX's test_hardsigmoid_example read back zeros).
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, ops[i].alg, src.get_desc(), ops[i].alpha, ops[i].beta);
+    const memory dst = new_mem(src.get_desc());
+    steps_.push_back({dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, engine_)), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {}});
+    src = dst;
+  }
+  const EltwiseOp& last = ops.back();
+  finish_anchor(n, dnnl::primitive_attr(), [&](const dnnl::primitive_attr& a) {
+    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, last.alg, src.get_desc(), last.alpha, last.beta);
     return dnnl::eltwise_forward::primitive_desc(d, a, engine_);
   }, [&](const auto&) { return std::unordered_map<int, memory>{{DNNL_ARG_SRC, src}}; });
 }

@@ -1,18 +1,19 @@
-// xnnpack_onnx_node_tests: the xnnpack backend against ONNX's own node tests (Debian's
-// libonnx-testdata), for every op its spec claims (data/backends/xnnpack.json).
+// backend_onnx_node_tests: a real backend against ONNX's own node tests (Debian's
+// libonnx-testdata), for every op its spec claims (data/backends/<backend>.json).
 //
-//   xnnpack_onnx_node_tests --expected LIST [--data DIR] [--filter SUBSTRING] [--verbose]
-//                           [--write-expected FILE]
+//   backend_onnx_node_tests --backend NAME --expected LIST [--data DIR] [--filter SUBSTRING]
+//                           [--verbose] [--write-expected FILE]
 //
-// Each test_<name> model whose ops xnnpack claims is compiled whole, as one function (its graph
-// inputs are the function's inputs, weights included), run once and compared with the test's
-// expected outputs (tolerances of ref's oracle, tests/backends/ref/onnx_node_case.h). A case is
-// skipped when the importer cannot read it or the compiler declines it (KernelUnsupported: an
-// attribute value XNNPACK lacks, such as nearest Resize). Prints failures, the claimed ops with no
-// passing test, and the summary line. The floor is LIST (onnx_node_tests_pass.txt beside this
-// file, committed): the run fails (exit 1) when any case fails, and when a listed case skips or is
-// missing, so a change that turns passes into skips is caught; --write-expected writes this run's
-// passes as the list. Exit 77 (ctest's skip) when DIR does not exist, 2 on bad usage.
+// Each test_<name> model whose ops the backend claims is compiled whole, as one function (its
+// graph inputs are the function's inputs, weights included), run once on one thread and compared
+// with the test's expected outputs (tolerances of ref's oracle, tests/backends/ref/onnx_node_case.h).
+// A case is skipped when the importer cannot read it or the compiler declines it
+// (KernelUnsupported: an attribute value the library lacks, such as XNNPACK's nearest Resize, or a
+// Slice with steps on onednn). Prints failures, the claimed ops with no passing test, and the
+// summary line. The floor is LIST (tests/backends/<backend>/onnx_node_tests_pass.txt, committed):
+// the run fails (exit 1) when any case fails, and when a listed case skips or is missing, so a
+// change that turns passes into skips is caught; --write-expected writes this run's passes as the
+// list. Exit 77 (ctest's skip) when DIR does not exist, 2 on bad usage or an unknown backend.
 #include <iostream>
 #include <set>
 
@@ -27,7 +28,7 @@ using tessera::oracle::Verdict;
 
 namespace {
 
-std::vector<tessera::HostTensor> run_on_xnnpack(const tessera::BackendCompiler& compiler, const tessera::Graph& g,
+std::vector<tessera::HostTensor> run_compiled(const tessera::BackendCompiler& compiler, const tessera::Graph& g,
                                                 const std::map<tessera::ValueId, tessera::HostTensor>& bindings) {
   using namespace tessera;
   auto compiled = compiler.compile(g);
@@ -49,16 +50,25 @@ std::vector<tessera::HostTensor> run_on_xnnpack(const tessera::BackendCompiler& 
 
 int main(int argc, char** argv) {
   tessera::oracle::RunnerOptions opt;
-  CLI::App app{"The xnnpack backend against ONNX's node tests", "xnnpack_onnx_node_tests"};
+  std::string backend;
+  CLI::App app{"A real backend against ONNX's node tests", "backend_onnx_node_tests"};
+  app.add_option("--backend", backend, "the backend (onednn, xnnpack, halide, eigen, blas, ...)")->required();
   tessera::oracle::add_runner_options(app, opt);
   if (auto status = tessera::oracle::start_runner(app, opt, argc, argv)) return *status;
 
-  const tessera::BackendSpec spec = tessera::builtin_backend_spec("xnnpack");
-  const auto compiler = tessera::make_backend_compiler("xnnpack");
+  std::unique_ptr<tessera::BackendCompiler> compiler;
+  tessera::BackendSpec spec;
+  try {
+    compiler = tessera::make_backend_compiler(backend);
+    spec = tessera::builtin_backend_spec(backend);
+  } catch (const std::exception& e) {
+    std::cerr << "backend_onnx_node_tests: --backend " << backend << ": " << e.what() << "\n";
+    return 2;
+  }
   tessera::set_compute_threads(1);
   auto claims = [&](const std::string& op) { return spec.supports(op); };
   auto run = [&](const tessera::Graph& g, const std::map<tessera::ValueId, tessera::HostTensor>& b) {
-    return run_on_xnnpack(*compiler, g, b);
+    return run_compiled(*compiler, g, b);
   };
   tessera::oracle::Floor floor(opt);
   std::set<std::string> ops_passed;
@@ -72,7 +82,7 @@ int main(int argc, char** argv) {
   for (const auto& op : spec.ops)
     if (!ops_passed.count(op)) untested += (untested.empty() ? "" : ", ") + op;
   std::cout << "claimed ops without a passing node test: " << (untested.empty() ? "none" : untested) << "\n";
-  std::cout << "ONNX node tests on xnnpack: " << floor.passed << " passed, " << floor.failed << " failed, "
+  std::cout << "ONNX node tests on " << backend << ": " << floor.passed << " passed, " << floor.failed << " failed, "
             << floor.skipped << " skipped (unclaimed ops or declined)\n";
-  return floor.finish(opt, "xnnpack");
+  return floor.finish(opt, backend);
 }
