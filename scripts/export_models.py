@@ -131,6 +131,9 @@ ZOO = collections.OrderedDict([
     ("shufflenet_v2_x1_0", torchvision_model("shufflenet_v2_x1_0")),
     ("regnet_y_400mf", torchvision_model("regnet_y_400mf")),
     ("resnet34", torchvision_model("resnet34")),
+    ("googlenet", torchvision_model("googlenet")),
+    ("densenet121", torchvision_model("densenet121")),
+    ("mobilenet_v3_small", torchvision_model("mobilenet_v3_small")),
 ])
 
 

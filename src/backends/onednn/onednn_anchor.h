@@ -34,6 +34,9 @@ inline std::optional<tag> channel_blocks(const memory::desc& md, const Dims& d) 
   return std::nullopt;
 }
 
+// Channels per block of a layout channel_blocks returns.
+inline int64_t block_size(tag blocks) { return blocks == tag::aBcd16b ? 16 : 8; }
+
 // `shape` right-aligned to rank `rank` with leading 1s.
 inline Dims padded(const Shape& shape, size_t rank) {
   Dims d(rank, 1);

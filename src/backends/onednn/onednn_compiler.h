@@ -13,8 +13,9 @@
 // allowed). A post-op is kept only if oneDNN accepts the primitive with it; otherwise the chain
 // stops there and the node becomes a step of its own. Softmax, LogSoftmax, LayerNormalization
 // take no post-ops. Decomposed groups (onednn_patterns.h) count as one node: the exported layer
-// norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op, x * Sigmoid(x) a swish post-op (or eltwise anchors).
-// Reshape-like ops are views, Transpose a reorder, Concat a concat (onednn_ops_layout.cc).
+// norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op, x * Sigmoid(x) a swish
+// post-op (or eltwise anchors). Reshape-like ops are views, Transpose a reorder, Concat copies or a
+// concat, Slice and Split a reorder of a window (onednn_ops_layout.cc).
 //
 // Algorithms. A dense 3x3 stride-1 f32 conv asks for Winograd and takes direct where oneDNN has no
 // Winograd kernel (onednn_ops.cc); every other conv is direct.

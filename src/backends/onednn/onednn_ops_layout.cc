@@ -1,4 +1,4 @@
-// OnednnProgram: data movement, Reshape-like views, Transpose and Concat (see onednn_compiler.h).
+// OnednnProgram: data movement: Reshape-like views, Transpose, Concat, Slice and Split (see onednn_compiler.h).
 //
 // Reshape, Flatten, Squeeze and Unsqueeze keep the bytes: inside a function their output is a
 // view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
@@ -7,9 +7,11 @@
 // output). Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
 // along channels (conv outputs inside a coalesced function) is host memcpys: oneDNN 2.6 picked a
 // concat 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules, and on blocked
-// ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against 6.7 ms). Other layouts take oneDNN's concat primitive. These replace
-// ref's element-by-element loops in the attention block (Reshape + Transpose around the batched
-// MatMuls) and squeezenet's fire modules.
+// ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against
+// 6.7 ms). Other layouts take oneDNN's concat primitive. Slice (steps of 1) and Split are one
+// reorder each from a window of the value's own memory (copy_window). These replace ref's
+// element-by-element loops in the attention block (Reshape + Transpose around the batched
+// MatMuls, the Q/K/V Slices) and squeezenet's fire modules.
 #include <algorithm>
 #include <cstring>
 
@@ -50,7 +52,7 @@ void OnednnProgram::copy_window(ValueId x, ValueId y, const Dims& offsets) {
   // The same layout as x for y: a conv after a channel split of an nhwc or blocked value reads it as is.
   memory::desc out = plain_md(yd);
   if (xd.size() == 4 && base.get_desc() == memory::desc(xd, f32, tag::nhwc)) out = memory::desc(yd, f32, tag::nhwc);
-  else if (const auto blocks = channel_blocks(base.get_desc(), xd); blocks && yd[1] % (*blocks == tag::aBcd16b ? 16 : 8) == 0)
+  else if (const auto blocks = channel_blocks(base.get_desc(), xd); blocks && yd[1] % block_size(*blocks) == 0)
     out = memory::desc(yd, f32, *blocks);
   memory src;
   if (base.get_data_handle() != nullptr) {
@@ -78,11 +80,15 @@ void OnednnProgram::build_slice(size_t n) {
       unsupported(node, "input " + std::to_string(input) + " must be a constant integer tensor");
     for (int64_t i = 0; i < v.type.numel(); ++i) {
       const uint8_t* p = v.data->data() + static_cast<size_t>(i) * dtype_size(v.type.dtype);
-      int64_t x64 = 0;
-      int32_t x32 = 0;
-      if (v.type.dtype == DType::i64) std::memcpy(&x64, p, sizeof x64);
-      else std::memcpy(&x32, p, sizeof x32), x64 = x32;
-      out.push_back(x64);
+      if (v.type.dtype == DType::i64) {
+        int64_t x64 = 0;
+        std::memcpy(&x64, p, sizeof x64);
+        out.push_back(x64);
+      } else {
+        int32_t x32 = 0;
+        std::memcpy(&x32, p, sizeof x32);
+        out.push_back(x32);
+      }
     }
     return out;
   };
@@ -189,7 +195,7 @@ void OnednnProgram::build_concat(size_t n) {
   }
   if (blocks)
     for (ValueId v : ins)
-      if (fn_.value(v).type.shape[1] % (*blocks == tag::aBcd16b ? 16 : 8) != 0) blocks.reset();
+      if (fn_.value(v).type.shape[1] % block_size(*blocks) != 0) blocks.reset();
   // Channels where some input is in channel blocks (a Winograd 3x3 conv's output; its 1x1 sibling
   // in SqueezeNet's fire modules writes nhwc): every input in those blocks, reordered where it is
   // not. With whole blocks, an image's channels are [C/16][H][W][16]: each input is one
