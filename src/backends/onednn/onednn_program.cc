@@ -42,7 +42,7 @@ class OneThreadIf {
 }  // namespace
 
 OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision, const BoundaryLayouts& layouts)
-    : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()), plain_of_(fn.values.size()),
+    : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()), plain_of_(fn.values.size()), converted_(fn.values.size()),
       layout_(fn.values.size(), Layout::plain), alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
   for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
@@ -206,8 +206,12 @@ memory OnednnProgram::as_layout(ValueId v, const memory::desc& md) {
   memory m = value_mem(v);
   if (m.get_desc() == md) return m;
   if (md == plain_md(md.dims())) return plain_mem(v, md.dims());
+  std::vector<memory>& copies = converted_[static_cast<size_t>(v)];
+  for (const memory& c : copies)
+    if (c.get_desc() == md) return c;
   memory to = new_mem(md);
   add_reorder(m.get_desc().dims() == md.dims() ? m : plain_mem(v, md.dims()), to);
+  copies.push_back(to);
   return to;
 }
 

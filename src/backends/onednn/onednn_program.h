@@ -87,7 +87,9 @@ class OnednnProgram {
   // Weights v (bytes seen through user_md) in the primitive's layout md: a cached reorder for
   // inputs, done at compile time for constants, a reorder step for intermediates.
   memory weights_mem(ValueId v, const memory::desc& user_md, const memory::desc& md);
-  // v in layout md (same dims): the value's memory, or a reorder step into a new one.
+  // v in layout md (same dims): the value's memory, or its copy in md, made by a reorder step the
+  // first time it is asked for (a DenseNet feature concatenated by every later layer of its block
+  // is reordered once, not once per Concat).
   memory as_layout(ValueId v, const memory::desc& md);
   // Where a primitive with dst layout `md` writes value v; boundary outputs in another layout go
   // through a final reorder.
@@ -157,6 +159,7 @@ class OnednnProgram {
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
   std::vector<std::optional<memory>> plain_of_;           // by ValueId: its plain copy, when mem_ is not plain
+  std::vector<std::vector<memory>> converted_;            // by ValueId: its copies in other layouts (as_layout)
   std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
