@@ -123,9 +123,14 @@ void OnednnProgram::build_eltwise(size_t n, const std::vector<EltwiseOp>& ops) {
   // runs an eltwise with eltwise post-ops on its reference kernel, which on 1-D data writes
   // nothing at all (ONNX's test_hardsigmoid_example read back zeros).
   for (size_t i = 0; i + 1 < ops.size(); ++i) {
-    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, ops[i].alg, src.get_desc(), ops[i].alpha, ops[i].beta);
+    std::optional<dnnl::eltwise_forward::primitive_desc> pd;
+    try {
+      pd.emplace(dnnl::eltwise_forward::desc(prop_kind::forward_inference, ops[i].alg, src.get_desc(), ops[i].alpha, ops[i].beta), engine_);
+    } catch (const dnnl::error& e) {
+      unsupported(fn_.nodes[n], std::string("oneDNN declines it: ") + e.what());
+    }
     const memory dst = new_mem(src.get_desc());
-    steps_.push_back({dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, engine_)), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {}});
+    steps_.push_back({dnnl::eltwise_forward(*pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {}});
     src = dst;
   }
   const EltwiseOp& last = ops.back();
