@@ -18,7 +18,7 @@ bool is(const Node& n, const char* op) { return n.op == op && n.domain.empty(); 
 
 std::vector<float> floats_of(const Value& v) {
   std::vector<float> out(static_cast<size_t>(v.type.numel()));
-  std::memcpy(out.data(), v.data->data(), out.size() * sizeof(float));
+  if (!out.empty()) std::memcpy(out.data(), v.data->data(), out.size() * sizeof(float));   // empty: no pointer
   return out;
 }
 

@@ -194,7 +194,7 @@ std::unique_ptr<Step> make_axis_step(const Graph& fn, const Node& node) {
     const Value& a = fn.value(node.inputs[1]);
     if (!a.is_constant() || !a.data || a.type.dtype != DType::i64) unsupported(node, "axes must be an i64 constant");
     axes.resize(static_cast<size_t>(a.type.numel()));
-    std::memcpy(axes.data(), a.data->data(), axes.size() * sizeof(int64_t));
+    if (!axes.empty()) std::memcpy(axes.data(), a.data->data(), axes.size() * sizeof(int64_t));   // empty: no pointer
   }
   if (axes.empty()) {
     if (attr_int(node.attrs, "noop_with_empty_axes", 0) != 0) unsupported(node, "noop_with_empty_axes");

@@ -54,7 +54,7 @@ bool mean_over_last(const Ctx& c, NodeId n) {
     const Value& a = c.fn.value(nd.inputs[1]);
     if (!a.is_constant() || !a.data || a.type.dtype != DType::i64) return false;
     axes.resize(static_cast<size_t>(a.type.numel()));
-    std::memcpy(axes.data(), a.data->data(), axes.size() * sizeof(int64_t));
+    if (!axes.empty()) std::memcpy(axes.data(), a.data->data(), axes.size() * sizeof(int64_t));   // empty: no pointer
   }
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
 }
