@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "tessera/call_profile.h"
 #include "tessera/executor.h"
@@ -41,29 +42,26 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
     return std::nullopt;   // a plan that does not build here has no in-plan prices
   }
   const std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  // Per round, each call's median (ms). The prices come from the quietest round, the one whose
-  // calls sum least: a shared machine's disturbance (another tenant's burst) slows every call of
-  // the rounds it overlaps, and a median across rounds keeps it whenever it lasts through half of
-  // them (resnet18 priced 24.8 ms in a disturbed tune, 22.0 ms in quiet).
-  std::vector<std::vector<double>> rounds;
-  std::vector<CallProfile> calls;
-  size_t quiet = 0;
+  // The prices come from the quietest round, the one whose calls' medians sum least: a shared
+  // machine's disturbance (another tenant's burst) slows every call of the rounds it overlaps, and
+  // a median across rounds keeps it whenever it lasts through half of them (resnet18 priced
+  // 24.8 ms in a disturbed tune, 22.0 ms in quiet).
+  std::vector<CallProfile> calls;   // the quietest round's
   double quiet_sum = 0.0;
   for (int r = 0; r < std::max(1, options.rounds); ++r) {
-    calls = profile_calls(*executor, inputs, std::max(1, options.repeat));
-    std::vector<double>& medians = rounds.emplace_back();
+    std::vector<CallProfile> round = profile_calls(*executor, inputs, std::max(1, options.repeat));
     double sum = 0.0;
-    for (const CallProfile& call : calls) {
-      medians.push_back(call.median_ms);
-      sum += call.median_ms;
+    for (const CallProfile& call : round) sum += call.median_ms;
+    if (r == 0 || sum < quiet_sum) {
+      calls = std::move(round);
+      quiet_sum = sum;
     }
-    if (r == 0 || sum < quiet_sum) quiet = static_cast<size_t>(r), quiet_sum = sum;
   }
   attach_plan_costs(calls, *executor, plan);
   Prices prices;
   prices.partitions.resize(plan.partitions.size());
   for (size_t i = 0; i < calls.size(); ++i) {
-    const double s = rounds[quiet][i] * 1e-3;
+    const double s = calls[i].median_ms * 1e-3;
     if (calls[i].partition >= 0) {
       auto& p = prices.partitions[static_cast<size_t>(calls[i].partition)];
       p = p.value_or(0.0) + s;
