@@ -24,7 +24,7 @@ void CompiledFunction::run(std::span<const ConstTensorView> inputs, std::span<co
     if (outputs[i].type != output_types_[i] || (!outputs[i].data && outputs[i].numel() > 0))
       throw KernelError("compiled function: output " + std::to_string(i) + " is " + to_string(outputs[i].type) +
                         ", expected " + to_string(output_types_[i]));
-  if (runs_on_own_threads()) run_with_openmp_parked([&] { run_impl(inputs, outputs); });
+  if (runs_on_own_threads() && openmp_team_to_park()) run_with_openmp_parked([&] { run_impl(inputs, outputs); });
   else run_impl(inputs, outputs);
 }
 

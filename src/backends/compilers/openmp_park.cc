@@ -20,12 +20,14 @@ std::atomic<bool> in_forked_child{false};
 
 }  // namespace
 
+bool openmp_team_to_park() { return omp_get_max_threads() > 1 && !omp_in_parallel() && !in_forked_child; }
+
 void run_with_openmp_parked(const std::function<void()>& work) {
-  const int team = omp_get_max_threads();
-  if (team <= 1 || omp_in_parallel() || in_forked_child) {
+  if (!openmp_team_to_park()) {
     work();
     return;
   }
+  const int team = omp_get_max_threads();
   std::mutex mutex;
   std::condition_variable cv;
   bool done = false;

@@ -24,7 +24,13 @@
 
 namespace tessera {
 
-// Runs `work` on the calling thread with OpenMP's other threads asleep; rethrows what it throws.
+// Whether there is a team to park here: more than one OpenMP thread, not inside a parallel
+// region, not in a forked child. Callers test it first, so the one-thread path builds no
+// std::function.
+bool openmp_team_to_park();
+
+// Runs `work` on the calling thread with OpenMP's other threads asleep (just runs it when
+// openmp_team_to_park() is false); rethrows what it throws.
 void run_with_openmp_parked(const std::function<void()>& work);
 
 }  // namespace tessera
