@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "backends/onednn/onednn_anchor.h"
+#include "tessera/host_tensor.h"
 
 namespace tessera::onednn {
 namespace {
@@ -78,18 +79,9 @@ void OnednnProgram::build_slice(size_t n) {
     const Value& v = fn_.value(node.inputs[input]);
     if (!v.is_constant() || !v.data || (v.type.dtype != DType::i64 && v.type.dtype != DType::i32))
       unsupported(node, "input " + std::to_string(input) + " must be a constant integer tensor");
-    for (int64_t i = 0; i < v.type.numel(); ++i) {
-      const uint8_t* p = v.data->data() + static_cast<size_t>(i) * dtype_size(v.type.dtype);
-      if (v.type.dtype == DType::i64) {
-        int64_t x64 = 0;
-        std::memcpy(&x64, p, sizeof x64);
-        out.push_back(x64);
-      } else {
-        int32_t x32 = 0;
-        std::memcpy(&x32, p, sizeof x32);
-        out.push_back(x32);
-      }
-    }
+    const HostTensor t = HostTensor::from_tensor(Tensor{v.type, v.data});
+    if (v.type.dtype == DType::i64) out.assign(t.as<int64_t>().begin(), t.as<int64_t>().end());
+    else out.assign(t.as<int32_t>().begin(), t.as<int32_t>().end());
     return out;
   };
   const std::vector<int64_t> starts = ints("starts", 1), steps = ints("steps", 4);
