@@ -1,12 +1,23 @@
 // Verified choice: the search's plan against the best single-backend plans, measured end to end.
 //
-// Terms. A *contender* is a complete plan for the model: the search's mixed plan, and for every
-// backend B of the run the plan `single:B` (B plus the fallback, as `tessera partition --search
-// single:B` builds it from the same costs). The search is optimal for its cost model; the cost
-// model is not the machine. So before a tuned plan ships, every distinct contender is compiled
-// and timed end to end (the executor, seeded inputs, interleaved rounds so that drift on a shared
-// machine hits all alike), and the fastest is returned. The mixed plan keeps ties within
-// `tie_margin` (it is what the search believes in).
+// Terms. A *contender* is a complete plan for the model: the search's mixed plan (and its merged
+// variant), and for every backend B of the run the plan `single:B` (B plus the fallback, as
+// `tessera partition --search single:B` builds it from the same costs). The search is optimal for
+// its cost model; the cost model is not the machine. So before a tuned plan ships, every distinct
+// contender is compiled and timed end to end (the executor, seeded inputs), and the fastest is
+// returned.
+//
+// How it is timed: a race in interleaved rounds, so that drift on a shared machine hits all alike.
+//   round 1      every contender not in the database: `repeat` runs, the median
+//   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
+//                fastest cannot win, and its seconds per round would stretch the time between the
+//                rounds of the close ones)
+// A contender's latency is its quietest round (the least median): noise on a shared machine only
+// adds time, and a burst that covers one contender's round in three must not decide.
+//
+// Who wins: the fastest single-backend plan, unless a mixed plan is `tie_margin` faster still.
+// That is the promise users check ("never worse than one backend"); at a tie the plan with fewer
+// crossings ships.
 //
 //   contenders: collage (onednn+ref+eigen) 12.9 ms, single:onednn 12.4 ms, single:eigen 31 ms
 //   -> single:onednn, 1.04x faster than the mixed plan; the plan records all three figures
@@ -19,9 +30,10 @@
 // for byte.
 //
 // Not needed for correctness: contenders other than single-backend plans. Those are the promise
-// users check ("never worse than one backend"), and their number grows with backends, not nodes.
+// users check, and their number grows with backends, not nodes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +48,7 @@ namespace tessera {
 struct PlanContender {
   std::string label;                     // "collage", "single:onednn"
   Plan plan;
+  bool single_backend = false;           // a `single:B` plan (wins ties against mixed plans)
   std::optional<double> latency_ms;      // filled by choose_fastest_plan when known
   bool measured_now = false;             // measured in this call (not from the database)
   std::string failed;                    // why it could not run here (then it cannot win)
@@ -43,10 +56,25 @@ struct PlanContender {
 
 struct VerifyOptions {
   bool may_measure = true;     // false: database lookups only
-  int rounds = 3;              // interleaved rounds; a contender's latency is the median of its rounds
+  int rounds = 7;              // interleaved rounds at most; a contender's latency is its quietest round
   int repeat = 10;             // timed runs per round (median)
-  double tie_margin = 0.01;    // the first contender wins unless another is this much faster
+  double drop_above = 1.5;     // after round 1, contenders this many times the best run no more rounds
+  double tie_margin = 0.02;    // a mixed plan must be this much faster than the best single-backend plan
 };
+
+// The race's schedule on its own (what choose_fastest_plan runs with executors): `time_round(i)`
+// times one round of contender i and returns its median in ms; `known[i]` is a latency from the
+// database (then i is not timed). Returns each contender's quietest round (or its known latency;
+// none when it was never timed, e.g. time_round(i) threw before).
+std::vector<std::optional<double>> race_contenders(const std::vector<std::optional<double>>& known,
+                                                   const std::vector<char>& to_time,
+                                                   const std::function<double(size_t)>& time_round,
+                                                   const VerifyOptions& options);
+
+// The winner among contenders whose latencies are known (see the header comment): the fastest
+// single-backend plan unless a mixed one is tie_margin faster; among mixed plans, the earlier
+// unless a later one is tie_margin faster. Contenders without a latency cannot win.
+size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin);
 
 // The database key of one contender's end-to-end latency.
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model);

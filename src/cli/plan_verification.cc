@@ -60,9 +60,9 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
   const std::string calibration = E > 0 ? calibration_fingerprint(graph, budget) : "";
 
   std::vector<PlanContender> contenders;
-  contenders.push_back({options.search, outcome.plan, {}, false, {}});
+  contenders.push_back(PlanContender{.label = options.search, .plan = outcome.plan});
   // Under a budget a contender must hold it end to end, and then carries its verified error.
-  auto offer = [&](const std::string& label, Plan plan) {
+  auto offer = [&](const std::string& label, Plan plan, bool single_backend) {
     if (check) {
       const double err = check->error(plan);
       if (err > E) {
@@ -72,10 +72,10 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
       }
       plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
     }
-    contenders.push_back({label, std::move(plan), {}, false, {}});
+    contenders.push_back(PlanContender{.label = label, .plan = std::move(plan), .single_backend = single_backend});
   };
   if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced))
-    offer(options.search + ":merged", std::move(*merged));
+    offer(options.search + ":merged", std::move(*merged), false);
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;
@@ -87,7 +87,7 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
     } catch (const UserError&) {
       continue;   // No plan with that backend (e.g. it covers nothing the fallback cannot): not a contender.
     }
-    offer(single.search, std::move(plan));   // its fallback is fp32: only its reduced partitions can break the budget
+    offer(single.search, std::move(plan), true);   // its fallback is fp32: only its reduced partitions can break the budget
   }
   VerifyOptions vo;
   vo.may_measure = may_measure;

@@ -7,7 +7,6 @@
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
-#include "tessera/median.h"
 #include "tessera/model_data.h"
 #include "tessera/structural_hash.h"
 
@@ -39,6 +38,54 @@ CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& 
   return latency_key(structural_hash(graph), plan, model);
 }
 
+std::vector<std::optional<double>> race_contenders(const std::vector<std::optional<double>>& known,
+                                                   const std::vector<char>& to_time,
+                                                   const std::function<double(size_t)>& time_round,
+                                                   const VerifyOptions& options) {
+  const size_t n = known.size();
+  std::vector<std::optional<double>> quietest = known;
+  auto leader = [&] {
+    double best = 0.0;
+    bool any = false;
+    for (const std::optional<double>& q : quietest)
+      if (q && (!any || *q < best)) best = *q, any = true;
+    return best;
+  };
+  std::vector<char> running(n, 0);
+  for (size_t i = 0; i < n; ++i) running[i] = to_time[i] && !known[i];
+  for (int round = 0; round < std::max(1, options.rounds); ++round) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!running[i]) continue;
+      const double ms = time_round(i);
+      if (!quietest[i] || ms < *quietest[i]) quietest[i] = ms;
+    }
+    // Who can still win: within drop_above of the leader. Fewer than two such, the race is run.
+    const double bar = leader() * options.drop_above;
+    size_t in_range = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (running[i] && *quietest[i] > bar) running[i] = 0;
+      if (quietest[i] && *quietest[i] <= bar) ++in_range;
+    }
+    if (in_range < 2) break;
+  }
+  return quietest;
+}
+
+size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin) {
+  std::optional<size_t> single, mixed;
+  for (size_t i = 0; i < contenders.size(); ++i) {
+    const PlanContender& c = contenders[i];
+    if (!c.latency_ms) continue;
+    std::optional<size_t>& group = c.single_backend ? single : mixed;
+    // Within a group the earlier wins ties: singles in the order given, mixed plans the search's first.
+    const double margin = c.single_backend ? 0.0 : tie_margin;
+    if (!group || *c.latency_ms < *contenders[*group].latency_ms * (1.0 - margin)) group = i;
+  }
+  if (!single) return mixed.value_or(0);
+  if (!mixed) return *single;
+  return *contenders[*mixed].latency_ms < *contenders[*single].latency_ms * (1.0 - tie_margin) ? *mixed : *single;
+}
+
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
                            const CostModel& model, const VerifyOptions& options) {
   // Distinct assignments only, first occurrence kept (the search's plan comes first).
@@ -65,47 +112,46 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
     }
   }
 
-  // Measure the rest: compile all first, then interleaved rounds.
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < contenders.size(); ++i)
-    if (!contenders[i].latency_ms && contenders[i].failed.empty()) todo.push_back(i);
-  if (!todo.empty() && options.may_measure) {
+  // Measure the rest: compile all first, then race them (race_contenders).
+  std::vector<char> to_time(contenders.size(), 0);
+  for (size_t i = 0; i < contenders.size(); ++i) to_time[i] = !contenders[i].latency_ms && contenders[i].failed.empty();
+  if (std::count(to_time.begin(), to_time.end(), 1) > 0 && options.may_measure) {
     std::vector<HostTensor> inputs = model_inputs(graph, 0);
     std::vector<std::unique_ptr<Executor>> executors(contenders.size());
-    for (size_t i : todo) {
+    for (size_t i = 0; i < contenders.size(); ++i) {
+      if (!to_time[i]) continue;
       try {
         executors[i] = std::make_unique<Executor>(graph, contenders[i].plan);
       } catch (const std::exception& e) {
         // A contender that does not build here cannot win; remembered, so a rerun agrees.
         contenders[i].failed = e.what();
+        to_time[i] = 0;
         if (database) database->insert(keys[i], CostEntry{Cost::invalid(e.what()), 0.0, 0});
       }
     }
-    std::vector<std::vector<double>> rounds(contenders.size());
-    for (int r = 0; r < std::max(1, options.rounds); ++r)
-      for (size_t i : todo)
-        if (executors[i]) rounds[i].push_back(measure_latency(*executors[i], inputs, std::max(1, options.repeat)).median_ms);
-    for (size_t i : todo) {
-      if (rounds[i].empty()) continue;
-      double ms = median(rounds[i]);
-      contenders[i].latency_ms = ms;
+    const int repeat = std::max(1, options.repeat);
+    std::vector<int64_t> rounds(contenders.size(), 0);
+    std::vector<std::optional<double>> known;
+    for (const PlanContender& c : contenders) known.push_back(c.latency_ms);
+    std::vector<std::optional<double>> raced = race_contenders(
+        known, to_time,
+        [&](size_t i) {
+          ++rounds[i];
+          return measure_latency(*executors[i], inputs, repeat).median_ms;
+        },
+        options);
+    for (size_t i = 0; i < contenders.size(); ++i) {
+      if (!to_time[i] || !raced[i]) continue;
+      contenders[i].latency_ms = raced[i];
       contenders[i].measured_now = true;
-      if (database)
-        database->insert(keys[i], CostEntry{Cost::value(ms * 1e-3), 0.0,
-                                            static_cast<int64_t>(rounds[i].size()) * std::max(1, options.repeat)});
+      if (database) database->insert(keys[i], CostEntry{Cost::value(*raced[i] * 1e-3), 0.0, rounds[i] * repeat});
     }
   }
 
   for (const PlanContender& c : contenders)
     if (!c.latency_ms && c.failed.empty()) return 0;   // not every contender is known: keep the search's plan
   if (!contenders[0].latency_ms) return 0;             // the search's plan itself did not run: nothing to compare
-  size_t best = 0;
-  for (size_t i = 1; i < contenders.size(); ++i) {
-    if (!contenders[i].latency_ms) continue;
-    double bar = *contenders[best].latency_ms * (best == 0 ? 1.0 - options.tie_margin : 1.0);
-    if (*contenders[i].latency_ms < bar) best = i;
-  }
-  return best;
+  return pick_contender(contenders, options.tie_margin);
 }
 
 }  // namespace tessera

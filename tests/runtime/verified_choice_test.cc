@@ -30,3 +30,47 @@ TEST_CASE("the cost database key of a plan's end-to-end latency is pinned") {
   CHECK(plan_latency_key(g, all_tvm, model).to_string() == "c9ad8f0635cfa6c6 plan cpu mock/1/952c4598182e867e");
   CHECK(plan_latency_key(g, split, model).to_string() == "1597a6c753b1fc20 plan cpu mock/1/952c4598182e867e");
 }
+
+TEST_CASE("the race times close contenders again and keeps each one's quietest round") {
+  // Contender 0 (the search's plan) has one disturbed round; 1 is 30x slower; 2 is in the database.
+  std::vector<std::vector<double>> script = {{9.5, 7.0, 7.4, 7.2}, {300.0, 290.0}, {}};
+  std::vector<size_t> calls(3, 0);
+  VerifyOptions options;
+  options.rounds = 4;
+  auto time_round = [&](size_t i) { return script[i].at(calls[i]++); };
+  std::vector<std::optional<double>> known = {std::nullopt, std::nullopt, 7.3};
+  auto raced = race_contenders(known, {1, 1, 0}, time_round, options);
+  CHECK(calls == std::vector<size_t>{4, 1, 0});   // the hopeless one ran round 1 only; the known one never
+  CHECK(*raced[0] == 7.0);
+  CHECK(*raced[1] == 300.0);
+  CHECK(*raced[2] == 7.3);
+
+  SECTION("the race ends when no two contenders are close") {
+    calls.assign(3, 0);
+    known[2] = 40.0;
+    raced = race_contenders(known, {1, 1, 0}, time_round, options);
+    CHECK(calls == std::vector<size_t>{1, 1, 0});
+    CHECK(*raced[0] == 9.5);
+  }
+}
+
+TEST_CASE("a mixed plan ships only when it is tie_margin faster than every single-backend plan") {
+  auto contender = [](const std::string& label, bool single, std::optional<double> ms) {
+    PlanContender c{.label = label, .single_backend = single};
+    c.latency_ms = ms;
+    return c;
+  };
+  std::vector<PlanContender> c = {contender("collage", false, 9.9), contender("collage:merged", false, 9.85),
+                                  contender("single:onednn", true, 10.0), contender("single:xnnpack", true, 10.05)};
+  CHECK(pick_contender(c, 0.02) == 2);   // 1% faster is a tie: the single plan
+  c[1].latency_ms = 9.7;
+  CHECK(pick_contender(c, 0.02) == 1);   // 3% faster than single:onednn and 2% faster than collage
+  c[0].latency_ms = 9.6;
+  CHECK(pick_contender(c, 0.02) == 0);   // the search's plan keeps a tie with the merged one
+  c[3].latency_ms = 9.4;
+  CHECK(pick_contender(c, 0.02) == 3);
+  c[3].latency_ms.reset();               // did not run here: cannot win
+  CHECK(pick_contender(c, 0.02) == 0);
+  c.erase(c.begin() + 2, c.end());
+  CHECK(pick_contender(c, 0.02) == 0);   // no single plan measured: the fastest mixed one
+}
