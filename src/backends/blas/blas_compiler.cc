@@ -123,6 +123,7 @@ class BlasCompiler final : public BackendCompiler {
 
 std::unique_ptr<BackendCompiler> make_blas_compiler() {
   ensure_openblas_coretype();
+  ensure_openblas_short_spin();
   return std::make_unique<BlasCompiler>();
 }
 

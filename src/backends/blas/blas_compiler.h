@@ -23,4 +23,10 @@ std::unique_ptr<BackendCompiler> make_blas_compiler();
 // library; later calls are no-ops. Returns the core name OpenBLAS uses.
 const char* ensure_openblas_coretype();
 
+// Sets OPENBLAS_THREAD_TIMEOUT to its minimum when neither it nor GOTO_THREAD_TIMEOUT is set, so
+// OpenBLAS's workers sleep right after a call instead of spinning on cores other libraries' threads
+// need, and restarts OpenBLAS's pool to take it (see README.md). Runs once, at static
+// initialization; returns the timeout OpenBLAS reads (log2 of its spin cycles).
+int ensure_openblas_short_spin();
+
 }  // namespace tessera

@@ -60,11 +60,11 @@ TEST_CASE("blas: anything but GEMMs and folded bias Adds is KernelUnsupported") 
 }
 
 namespace {
-// OPENBLAS_CORETYPE as this process was started with: /proc/self/environ keeps the environment
-// given to exec, which the startup setenv() of ensure_openblas_coretype does not rewrite.
-std::optional<std::string> initial_coretype() {
+// A variable as this process was started with: /proc/self/environ keeps the environment given to
+// exec, which the startup setenv() of ensure_openblas_coretype (and _short_spin) does not rewrite.
+std::optional<std::string> initial_env(const std::string& name) {
   const std::string env = tessera::testing::read_file("/proc/self/environ");
-  const std::string key = "OPENBLAS_CORETYPE=";
+  const std::string key = name + "=";
   for (size_t at = 0; at < env.size(); at = env.find('\0', at) + 1) {
     if (env.compare(at, key.size(), key) == 0) return env.substr(at + key.size(), env.find('\0', at) - at - key.size());
     if (env.find('\0', at) == std::string::npos) break;
@@ -83,7 +83,7 @@ std::string lower(std::string s) {
 TEST_CASE("blas: (child of the case below) the core type follows OPENBLAS_CORETYPE or the CPU", "[.coretype-child]") {
   const std::string core = ensure_openblas_coretype();
   INFO("core " << core);
-  const std::optional<std::string> told = initial_coretype();
+  const std::optional<std::string> told = initial_env("OPENBLAS_CORETYPE");
   if (told) CHECK(lower(core) == lower(*told));
   else if (__builtin_cpu_supports("avx512f")) CHECK(core == std::string("SkylakeX"));
   else CHECK(core != std::string("SkylakeX"));
@@ -96,6 +96,30 @@ TEST_CASE("blas: OpenBLAS uses SkylakeX kernels on AVX-512 CPUs unless OPENBLAS_
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   for (const std::string env : {"env -u OPENBLAS_CORETYPE", "env OPENBLAS_CORETYPE=Haswell"}) {
     tessera::testing::Process child = tessera::testing::run_command(env + " " + self + " '[.coretype-child]'");
+    INFO(env << ": " << child.out << child.err);
+    CHECK(child.exit_code == 0);
+    CHECK(child.out.find("All tests passed") != std::string::npos);
+    CHECK(child.out.find("1 test case") != std::string::npos);
+  }
+}
+
+// In a child started with a chosen environment: the spin OpenBLAS's pool was restarted with, and a
+// GEMM large enough for OpenBLAS to split across 2 threads still right on the restarted pool.
+TEST_CASE("blas: (child of the case below) OpenBLAS's workers spin 2^4 cycles unless told", "[.spin-child]") {
+  const std::optional<std::string> told = initial_env("OPENBLAS_THREAD_TIMEOUT");
+  CHECK(ensure_openblas_short_spin() == (told ? std::stoi(*told) : 4));
+  set_compute_threads(2);
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {96, 256}), w = b.input("w", {256, 192});
+  b.output(b.node("MatMul", {a, w}, {96, 192}));
+  check_against_ref("blas", b.g);
+  set_compute_threads(1);
+}
+
+TEST_CASE("blas: OpenBLAS's workers sleep right after a call unless OPENBLAS_THREAD_TIMEOUT says otherwise") {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (const std::string env : {"env -u OPENBLAS_THREAD_TIMEOUT -u GOTO_THREAD_TIMEOUT", "env OPENBLAS_THREAD_TIMEOUT=9"}) {
+    tessera::testing::Process child = tessera::testing::run_command(env + " " + self + " '[.spin-child]'");
     INFO(env << ": " << child.out << child.err);
     CHECK(child.exit_code == 0);
     CHECK(child.out.find("All tests passed") != std::string::npos);
