@@ -237,7 +237,9 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
     memory user_view(plain_boundary(v) ? plain_md(md.dims()) : boundary_md(v), engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(user_view, v);
     final_reorders_.push_back({dnnl::reorder(from, user_view), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, user_view}}});
-    mem_[static_cast<size_t>(v)] = m;
+    // Read later inside the function with its own dims (a Slice after a Transpose + Reshape
+    // absorbed into it): the plain bytes under v's dims, written by the step itself.
+    mem_[static_cast<size_t>(v)] = plain_layout ? from : m;
     return m;
   }
   m = new_mem(md);

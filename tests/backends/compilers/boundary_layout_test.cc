@@ -121,6 +121,22 @@ Graph conv_hardswish() {
   return b.g;
 }
 
+// ShuffleNet's channel shuffle (Concat, Reshape, Transpose, Reshape) and the next unit's channel
+// split, in one function: the shuffled value is an output and is read again by the Slice.
+Graph shuffle_then_split() {
+  FunctionBuilder b;
+  const Shape half{1, 12, 5, 5}, whole{1, 24, 5, 5};
+  const ValueId x1 = b.input("x1", half), x2 = b.input("x2", half);
+  auto ints = [&](const std::string& name, I v) { return b.constant<int64_t>(name, DType::i64, {int64_t(v.size())}, v); };
+  const ValueId cat = b.node("Concat", {x1, x2}, whole, {{"axis", int64_t(1)}});
+  const ValueId r = b.node("Reshape", {cat, ints("groups", {1, 2, 12, 5, 5})}, {1, 2, 12, 5, 5});
+  const ValueId t = b.node("Transpose", {r}, {1, 12, 2, 5, 5}, {{"perm", I{0, 2, 1, 3, 4}}});
+  const ValueId s = b.node("Reshape", {t, ints("back", {1, 24, 5, 5})}, whole);
+  b.output(s);
+  b.output(b.node("Slice", {s, ints("starts", {12}), ints("ends", {24}), ints("axes", {1})}, half));
+  return b.g;
+}
+
 }  // namespace
 
 TEST_CASE("boundary layouts: which values have two memory orders", "[layout]") {
@@ -147,6 +163,10 @@ TEST_CASE("boundary layouts: onednn with NHWC activations computes what plain do
   CHECK(l.inputs == std::vector<Layout>{Layout::nhwc, Layout::nhwc});
   CHECK(l.outputs == std::vector<Layout>{Layout::nhwc, Layout::plain});
   check_native_equals_plain("onednn", conv_then_reshape());
+  // A value written through a Transpose's dims and read again as itself: it used to keep the
+  // Transpose's 5-D descriptor, and the Slice's window failed ("dimensions are invalid").
+  l = check_native_equals_plain("onednn", shuffle_then_split());
+  CHECK(l.outputs == std::vector<Layout>{Layout::nhwc, Layout::nhwc});
 }
 
 TEST_CASE("boundary layouts: onednn keeps an nhwc value nhwc where a plain copy is not needed", "[layout][onednn]") {
