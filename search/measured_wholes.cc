@@ -22,15 +22,49 @@ std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std:
   return out;
 }
 
+namespace {
+
+// The price of partition p's whole: in the problem (an earlier round's whole, or a candidate that
+// happens to cover the same nodes) or among `wholes` priced since. Null when never priced.
+const Cost* whole_price(const SearchProblem& problem, const Partition& p, const std::vector<Candidate>& wholes,
+                        const std::vector<Cost>& costs) {
+  for (size_t c = 0; c < problem.candidates.size(); ++c)
+    if (problem.candidates[c].backend == p.backend && problem.candidates[c].inside() == p.nodes) return &problem.costs[c];
+  for (size_t c = 0; c < wholes.size() && c < costs.size(); ++c)
+    if (wholes[c].backend == p.backend && wholes[c].inside() == p.nodes) return &costs[c];
+  return nullptr;
+}
+
+}  // namespace
+
+int split_unrunnable_wholes(const SearchProblem& problem, std::vector<Partition>& partitions,
+                            const std::vector<Candidate>& wholes, const std::vector<Cost>& costs) {
+  std::vector<Partition> out;
+  int split = 0;
+  for (Partition& p : partitions) {
+    const Cost* whole = p.candidates.size() < 2 ? nullptr : whole_price(problem, p, wholes, costs);
+    if (!whole || !whole->is_invalid()) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    ++split;
+    for (ChosenCandidate& c : p.candidates) {
+      Partition part;
+      part.backend = p.backend;
+      part.device = p.device;
+      part.nodes = c.nodes;
+      part.cost = c.cost;
+      part.candidates = {std::move(c)};
+      out.push_back(std::move(part));
+    }
+  }
+  partitions = std::move(out);
+  return split;
+}
+
 int charge_wholes(const SearchProblem& problem, std::vector<Partition>& partitions, const std::vector<Candidate>& wholes,
                   const std::vector<Cost>& costs) {
-  auto price_of = [&](const Partition& p) -> const Cost* {
-    for (size_t c = 0; c < problem.candidates.size(); ++c)
-      if (problem.candidates[c].backend == p.backend && problem.candidates[c].inside() == p.nodes) return &problem.costs[c];
-    for (size_t c = 0; c < wholes.size() && c < costs.size(); ++c)
-      if (wholes[c].backend == p.backend && wholes[c].inside() == p.nodes) return &costs[c];
-    return nullptr;
-  };
+  auto price_of = [&](const Partition& p) { return whole_price(problem, p, wholes, costs); };
   int replaced = 0;
   for (Partition& p : partitions) {
     if (p.candidates.size() < 2) continue;

@@ -50,6 +50,17 @@ std::vector<Candidate> whole_candidates(const SearchProblem& problem, const std:
 int charge_wholes(const SearchProblem& problem, std::vector<Partition>& partitions, const std::vector<Candidate>& wholes = {},
                   const std::vector<Cost>& costs = {});
 
+// The plan as it can run: each partition of several candidates whose whole the backend cannot
+// compile as one function (its price is invalid: xnnpack refuses a Reshape whose NCHW result is
+// read inside a function that keeps rank-4 values NHWC) becomes one partition per candidate again,
+// each a function that compiled and was priced alone. Without this, emit would outline the union,
+// the backend would refuse it, and it would run on ref kernels at many times its price (shufflenet's
+// single-xnnpack plan: 3 such functions, 45 ms against 7). The finer plan stays acyclic: the
+// search's candidates are, and coalescing the other partitions only merges what it merged before.
+// Returns how many partitions were split.
+int split_unrunnable_wholes(const SearchProblem& problem, std::vector<Partition>& partitions,
+                            const std::vector<Candidate>& wholes = {}, const std::vector<Cost>& costs = {});
+
 // Adds candidates (with their costs, devices and measured errors, if any) to a prepared problem,
 // keeping candidate_less order, and prepares it again.
 void add_candidates(SearchProblem& problem, std::vector<Candidate> candidates, std::vector<Cost> costs,

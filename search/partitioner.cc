@@ -279,6 +279,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
       plan.stats.costed += static_cast<int64_t>(last_costs.stats.unique);
     }
     charge_wholes(problem, plan.partitions, last, last_costs.costs);
+    split_unrunnable_wholes(problem, plan.partitions, last, last_costs.costs);
   }
   parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
     plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));

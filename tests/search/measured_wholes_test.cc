@@ -104,3 +104,40 @@ TEST_CASE("measured wholes: a whole the rules already propose is not priced twic
   CHECK(o.plan.stats.wholes == 0);
   CHECK(o.plan.total_cost.number() == Approx(2.71));
 }
+
+namespace {
+
+// Prices one Relu at 1 and refuses any function of more than one node, as a backend refuses a
+// union it cannot compile as one function (xnnpack and a Reshape whose NCHW result is read inside).
+class OneNodeCostModel final : public CostModel {
+ public:
+  std::string name() const override { return "one-node"; }
+  std::string fingerprint() const override { return "one-node/1"; }
+
+ protected:
+  Cost estimate_impl(const CostRequest& r) const override {
+    if (r.function->nodes.size() > 1) return Cost::invalid("cannot compile a union");
+    return Cost::value(r.backend == "byoc" ? 1.0 : 5.0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("measured wholes: parts whose whole does not compile stay functions of their own", "[search][wholes]") {
+  Graph g = relu_chain();
+  std::vector<BackendSpec> backends{collage_backend("byoc", 1), collage_backend("tvm", 1)};
+  OneNodeCostModel model;
+  // Without wholes the three byoc Relus coalesce into one function the backend would refuse (at
+  // run time: ref kernels). With them the whole is priced invalid and the plan keeps the parts.
+  PartitionOutcome parts = partition(g, backends, model, false);
+  REQUIRE(parts.plan.partitions.size() == 1);
+  PartitionOutcome split = partition(g, backends, model, true);
+  REQUIRE(split.plan.partitions.size() == 3);
+  for (const Partition& p : split.plan.partitions) {
+    CHECK(p.backend == "byoc");
+    CHECK(p.nodes.count() == 1);
+    CHECK(p.cost.number() == Approx(1.0));
+  }
+  CHECK(split.plan.total_cost.number() == Approx(3.0));
+  CHECK_FALSE(check_plan(split.plan, *split.index, backends));
+}
