@@ -21,7 +21,8 @@
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
 # plan fidelity (predicted total / measured end to end); and the tuned plan against the best single
 # backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
-# for R rounds, the comparison that holds on a shared machine. --no-coalesce tunes plans whose functions
+# for R rounds, the comparison that holds on a shared machine (1.00x, untimed, when tune returned
+# that very plan). --no-coalesce tunes plans whose functions
 # are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
 # crash) is reported as failed and the script goes on. Needs scripts/fetch_onnxruntime.sh.
 set -euo pipefail
@@ -115,6 +116,15 @@ import json; rows = [r for r in json.load(open('$out/$m.bench.json')) if len(r['
 print(','.join(min(rows, key=lambda r: r['measured_ms'])['backends']) if rows else '')" 2>/dev/null || true)
     if [ -n "$best" ] && "$tessera" partition "$model" "${shape_flags[@]}" --backends "$best" --cost measure --cache "$out/costs.db" \
          $tune_flags --plan "$out/$m.single.plan.json" >/dev/null 2>&1; then
+      # Tune may have returned that very plan (a mix that lost to one backend): the same
+      # partitions, the same functions. Timing a plan against itself measures only the machine.
+      if /usr/bin/python3 -c "
+import json, sys
+cut = lambda f: [(p['backend'], p['nodes']) for p in json.load(open(f))['partitions']]
+sys.exit(0 if cut('$plan') == cut('$out/$m.single.plan.json') else 1)"; then
+        printf '%s\t%s\tsame\tsame\n' "$m" "$best" >> "$out/vs_single.tsv"
+        continue
+      fi
       a_all=() s_all=()
       for r in $(seq "$rounds"); do
         a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json | json_field latency_ms)")
@@ -170,6 +180,10 @@ if combos:
     gains = []
     for line in open(f"{out}/vs_single.tsv"):
         m, best, a, b = line.rstrip("\n").split("\t")
+        if a == "same":
+            gains.append(1.0)
+            print(f"| {m} | {best} | the same plan | the same plan | 1.00x |")
+            continue
         a = [float(x) for x in a.split()]; b = [float(x) for x in b.split()]
         am, bm = statistics.median(a), statistics.median(b)
         gains.append(bm / am)
