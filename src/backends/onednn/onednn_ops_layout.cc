@@ -12,6 +12,17 @@
 // reorder each from a window of the value's own memory (copy_window). These replace ref's
 // element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls, the Q/K/V Slices) and squeezenet's fire modules.
+//
+// Values in nhwc (conv outputs, nhwc Concats, boundary values) are not copied to plain first:
+// a Reshape of one that only splits or merges runs of contiguous dims is a strided view of the
+// same bytes (reshape_strides, numpy's no-copy rule), and a Transpose reads through those strides.
+// When shape-only ops after the Transpose bring it back to rank 4 (ShuffleNet's channel shuffle:
+// Concat -> [N,2,C/2,H,W] -> Transpose -> [N,C/2,2,H,W] -> [N,C,H,W]), its one reorder writes
+// the result in nhwc, so the Split and the convs after it read it as is:
+//
+//   before: concat (nhwc) -> reorder to plain -> transpose reorder -> 2 slice reorders -> reorder
+//           to nhwc for the conv                                     (4.5 passes over the value)
+//   now:    concat (nhwc) -> transpose reorder, nhwc to nhwc -> 2 slice reorders    (2 passes)
 #include <algorithm>
 #include <cstring>
 
@@ -25,7 +36,97 @@ bool is_shape_only(const std::string& op) {
   return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze";
 }
 
+// The strides of a layout without channel blocks (plain, nhwc, a strided view); none for blocked
+// layouts and windows (a non-zero offset).
+std::optional<Dims> strides_of(const memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) return std::nullopt;
+  return Dims(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
+}
+
+// Whether two stride lists address the same bytes for `dims` (dims of 1 carry no address).
+bool same_addressing(const Dims& dims, const Dims& a, const Dims& b) {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && a[i] != b[i]) return false;
+  return true;
+}
+
+// `dims` over `strides` as a descriptor: plain's or nhwc's own when it addresses the same bytes
+// (so that the layout checks elsewhere recognise it), else a strided one.
+memory::desc strided_md(const Dims& dims, const Dims& strides) {
+  const memory::desc plain = plain_md(dims);
+  if (same_addressing(dims, strides, *strides_of(plain))) return plain;
+  if (dims.size() == 4) {
+    const memory::desc nhwc(dims, memory::data_type::f32, memory::format_tag::nhwc);
+    if (same_addressing(dims, strides, *strides_of(nhwc))) return nhwc;
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
 }  // namespace
+
+std::optional<Dims> reshape_strides(const Dims& from, const Dims& from_strides, const Dims& to) {
+  Dims od, os;   // the old dims without 1s
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1) od.push_back(from[i]), os.push_back(from_strides[i]);
+  Dims ts(to.size(), 0);
+  size_t oi = 0, ni = 0;
+  while (oi < od.size()) {
+    while (ni < to.size() && to[ni] == 1) ++ni;
+    if (ni == to.size()) return std::nullopt;
+    // The shortest runs od[oi..oj) and to[ni..nj) with equal products.
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t op = od[oi], np = to[ni];
+    while (op != np) {
+      if (np < op) {
+        if (nj == to.size()) return std::nullopt;
+        np *= to[nj++];
+      } else {
+        if (oj == od.size()) return std::nullopt;
+        op *= od[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)   // the old run must be one contiguous stretch
+      if (os[k] != od[k + 1] * os[k + 1]) return std::nullopt;
+    int64_t stride = os[oj - 1];
+    for (size_t k = nj; k-- > ni;) {
+      ts[k] = stride;
+      stride *= to[k];
+    }
+    oi = oj;
+    ni = nj;
+  }
+  for (; ni < to.size(); ++ni)
+    if (to[ni] != 1) return std::nullopt;
+  // Dims of 1: the stride of the dim inside them times its size (as a dense layout would have).
+  for (size_t k = to.size(); k-- > 0;)
+    if (to[k] == 1) {
+      int64_t outer = 1;
+      for (size_t j = 0; j < to.size(); ++j)
+        if (to[j] != 1) outer = std::max(outer, ts[j] * to[j]);
+      ts[k] = outer;
+    }
+  return ts;
+}
+
+memory OnednnProgram::over_storage(ValueId v, const memory::desc& md) {
+  const memory base = value_mem(v);
+  if (base.get_data_handle() != nullptr) return memory(md, engine_, base.get_data_handle());
+  // A boundary value (or a view of one): its address is bound at every run.
+  const ValueId root = alias_of_[static_cast<size_t>(v)] != kNoValue ? alias_of_[static_cast<size_t>(v)] : v;
+  memory view(md, engine_, DNNL_MEMORY_NONE);
+  bindings_.emplace_back(view, root);
+  return view;
+}
+
+std::optional<memory> OnednnProgram::strided_view(ValueId v, const Dims& dims) {
+  const memory::desc md = value_mem(v).get_desc();
+  const std::optional<Dims> strides = strides_of(md);
+  if (!strides || md == plain_md(dims_of(v))) return std::nullopt;   // plain: a plain view, as before
+  const std::optional<Dims> to = reshape_strides(dims_of(v), *strides, dims);
+  if (!to) return std::nullopt;
+  return over_storage(v, strided_md(dims, *to));
+}
 
 bool OnednnProgram::is_layout_op(const std::string& op) {
   return is_shape_only(op) || op == "Transpose" || op == "Concat" || op == "Slice" || op == "Split";
@@ -128,7 +229,8 @@ void OnednnProgram::build_reshape(size_t n) {
   if (!frame_.is_function_output(y)) {
     const ValueId root = alias_of_[static_cast<size_t>(x)] != kNoValue ? alias_of_[static_cast<size_t>(x)] : x;
     if (is_boundary(root)) alias_of_[static_cast<size_t>(y)] = root;
-    mem_[static_cast<size_t>(y)] = view_mem(x, md);
+    const std::optional<memory> strided = strided_view(x, dims_of(y));   // x nhwc (or strided): no copy
+    mem_[static_cast<size_t>(y)] = strided ? *strided : view_mem(x, md);
     return;
   }
   add_reorder(view_mem(x, md), dst_mem(y, md));
@@ -145,6 +247,10 @@ void OnednnProgram::build_transpose(size_t n) {
   if (perm.size() != rank || rank == 0) unsupported(node, "perm does not match the input's rank");
   Dims xstrides(rank, 1), yd(rank), ystrides(rank);
   for (size_t i = rank; i-- > 1;) xstrides[i - 1] = xstrides[i] * xd[i];
+  // x in nhwc or a strided view of it: read through its own strides instead of a plain copy.
+  const memory::desc xmd = value_mem(x).get_desc();
+  const std::optional<Dims> own_strides = xmd == plain_md(xd) ? std::nullopt : strides_of(xmd);
+  if (own_strides) xstrides = *own_strides;
   for (size_t i = 0; i < rank; ++i) {
     const auto p = static_cast<size_t>(perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i]);
     if (p >= rank) unsupported(node, "perm out of range");
@@ -159,7 +265,19 @@ void OnednnProgram::build_transpose(size_t n) {
     absorbed_[c] = 1;
     out = fn_.nodes[c].outputs[0];
   }
-  const memory src = view_mem(x, memory::desc(yd, f32, ystrides));
+  const memory src = own_strides ? over_storage(x, memory::desc(yd, f32, ystrides)) : view_mem(x, memory::desc(yd, f32, ystrides));
+  // Back at rank 4 after shape-only ops, from an nhwc source: write the result in nhwc.
+  const Dims od = dims_of(out);
+  if (own_strides && out != node.outputs[0] && od.size() == 4) {
+    const memory::desc nhwc(od, f32, tag::nhwc);
+    if (const std::optional<Dims> ts = reshape_strides(od, *strides_of(nhwc), yd)) {
+      const memory dst = dst_mem(out, nhwc);
+      memory through(memory::desc(yd, f32, *ts), engine_, dst.get_data_handle());
+      if (dst.get_data_handle() == nullptr) bindings_.emplace_back(through, out);   // the bound output itself
+      add_reorder(src, through);
+      return;
+    }
+  }
   const memory dst = dst_mem(out, plain_md(yd));
   add_reorder(src, dst);
 }

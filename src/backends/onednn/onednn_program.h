@@ -42,6 +42,12 @@ struct CachedReorder {
 // Plain row-major descriptor.
 memory::desc plain_md(const Dims& dims);
 
+// Strides that show `to` over the bytes of dims `from` laid out with `from_strides`, without a
+// copy; none when the reshape needs one. numpy's rule: each run of old dims that is merged or
+// split must be one contiguous stretch (a channel split of nhwc [N,C,H,W] into [N,2,C/2,H,W] is;
+// merging nhwc's C with H is not).
+std::optional<Dims> reshape_strides(const Dims& from, const Dims& from_strides, const Dims& to);
+
 // One eltwise post-op / eltwise primitive.
 struct EltwiseOp {
   dnnl::algorithm alg;
@@ -132,6 +138,11 @@ class OnednnProgram {
   void build_concat(size_t n);
   void build_slice(size_t n);
   void build_split(size_t n);
+  // v's bytes seen through `md` (no copy); bound at each run when v is a boundary value.
+  memory over_storage(ValueId v, const memory::desc& md);
+  // v (nhwc or another layout without blocks, not plain) seen with `dims` without a copy, when
+  // reshape_strides allows it.
+  std::optional<memory> strided_view(ValueId v, const Dims& dims);
   // y = the window of x at `offsets` with y's dims, copied by one reorder from a view of x's own
   // memory into y in x's layout family (plain, nhwc, channel blocks).
   void copy_window(ValueId x, ValueId y, const Dims& offsets);

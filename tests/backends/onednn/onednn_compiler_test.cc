@@ -423,3 +423,43 @@ TEST_CASE("onednn: Slice and Split as windows of nhwc, blocked and plain values"
   for (const std::string& impl : impls) INFO(impl);
   CHECK(count_prefix(impls, "reorder:") >= 5);   // two Slices of c, the Slice of u, two Split outputs
 }
+
+TEST_CASE("onednn: reshape_strides shows a reshape as strides where no copy is needed") {
+  using onednn::Dims;
+  const Dims nhwc{45472, 1, 3248, 232};   // [1,232,14,14] in nhwc
+  // A channel split: C (stride 1) into [2,116].
+  CHECK(onednn::reshape_strides({1, 232, 14, 14}, nhwc, {1, 2, 116, 14, 14}) == Dims{45472, 116, 1, 3248, 232});
+  // Merging [116,2] with strides [2,1] back into C: the nhwc result of the shuffle.
+  CHECK(onednn::reshape_strides({1, 116, 2, 14, 14}, {45472, 2, 1, 3248, 232}, {1, 232, 14, 14}) == nhwc);
+  // Merging H and W of nhwc is contiguous ([N,C,H*W] for a sequence); merging C with H is not.
+  CHECK(onednn::reshape_strides({1, 232, 14, 14}, nhwc, {1, 232, 196}) == Dims{45472, 1, 232});
+  CHECK_FALSE(onednn::reshape_strides({1, 232, 14, 14}, nhwc, {1, 232 * 14, 14}));
+  // Plain in, plain out; dims of 1 anywhere.
+  CHECK(onednn::reshape_strides({2, 3, 4}, {12, 4, 1}, {6, 1, 4}) == Dims{4, 24, 1});
+  CHECK(onednn::reshape_strides({1, 1}, {1, 1}, {1}) == Dims{1});
+}
+
+// ShuffleNet's unit tail on nhwc values (conv outputs): the channel shuffle's Transpose reads the
+// nhwc Concat through strides and writes nhwc, so the split and the conv after it read it as is.
+// Before, the Concat went to plain, the Transpose wrote plain, and the conv's half came back to nhwc.
+TEST_CASE("onednn: a channel shuffle of nhwc values stays nhwc") {
+  FunctionBuilder b;
+  const Shape half{1, 16, 6, 6}, whole{1, 32, 6, 6};
+  const ValueId x = b.input("x", half), w = b.input("w", {16, 16, 1, 1}), w2 = b.input("w2", {16, 16, 1, 1});
+  const ValueId c1 = b.node("Relu", {b.node("Conv", {x, w}, half)}, half);
+  const ValueId c2 = b.node("Relu", {b.node("Conv", {x, w2}, half)}, half);
+  const ValueId cat = b.node("Concat", {c1, c2}, whole, {{"axis", int64_t(1)}});
+  const ValueId r = b.node("Reshape", {cat, shape_of(b, {1, 2, 16, 6, 6})}, {1, 2, 16, 6, 6});
+  const ValueId t = b.node("Transpose", {r}, {1, 16, 2, 6, 6}, {{"perm", I{0, 2, 1, 3, 4}}});
+  const ValueId s = b.node("Reshape", {t, shape_of(b, {1, 32, 6, 6})}, whole);
+  const ValueId lo = b.node("Slice", {s, shape_of(b, {0}), shape_of(b, {16}), shape_of(b, {1})}, half);
+  const ValueId hi = b.node("Slice", {s, shape_of(b, {16}), shape_of(b, {32}), shape_of(b, {1})}, half);
+  b.output(b.node("Add", {lo, b.node("Conv", {hi, w2}, half)}, half));
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "convolution:") == 3);
+  // x to the convs' layout, the shuffle, the two halves, the output back to plain; on CPUs where
+  // oneDNN's 1x1 convs want channel blocks instead of nhwc, the layout checks above decide nothing.
+  CHECK(count_prefix(impls, "reorder:") <= 5);
+}
