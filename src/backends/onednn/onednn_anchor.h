@@ -22,7 +22,12 @@ inline memory::desc any_md(const Dims& d, memory::data_type t = f32) { return me
 
 // The eltwise algorithm of a decomposed unary group: gelu_erf, or swish with alpha 1 (x * sigmoid(x)).
 inline EltwiseOp unary_eltwise(const UnaryMatch& m) {
-  return m.kind == UnaryMatch::Kind::swish ? EltwiseOp{algorithm::eltwise_swish, 1.0f, 0.0f} : EltwiseOp{algorithm::eltwise_gelu_erf, 0.0f, 0.0f};
+  switch (m.kind) {
+    case UnaryMatch::Kind::swish: return EltwiseOp{algorithm::eltwise_swish, 1.0f, 0.0f};
+    case UnaryMatch::Kind::hardswish: return EltwiseOp{algorithm::eltwise_hardswish, 0.0f, 0.0f};
+    case UnaryMatch::Kind::gelu_erf: break;
+  }
+  return EltwiseOp{algorithm::eltwise_gelu_erf, 0.0f, 0.0f};
 }
 
 // The channel-blocked f32 layout (aBcd16b, aBcd8b) that `md`, a 4-D value of dims `d`, is stored
@@ -149,11 +154,27 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     dnnl::post_ops trial = owned_post_ops(po);
     std::optional<std::pair<int, memory>> src1;   // post-op index; its memory comes from `pending`
     std::function<memory()> pending;
+    std::vector<std::pair<int, float>> scalar_operands;   // binary post-ops with a scalar operand
     if (auto ops = eltwise_ops(fn_, node)) {   // before binaries: x + scalar is an eltwise
       if (eltwise_source(fn_, node) != value) break;
       bool ok = true;
       for (const EltwiseOp& e : *ops) ok = ok && append_eltwise_checked(trial, e);
-      if (!ok) break;
+      if (!ok) {
+        // A linear op oneDNN cannot take as a second eltwise_linear (append_eltwise_checked):
+        // PaddleOCR's learnable affine after a HardSwish post-op, a * hardswish(a1 x + b1) + b.
+        // As binary post-ops with a broadcast scalar operand instead (a separate injector).
+        if (ops->size() != 1 || (*ops)[0].alg != algorithm::eltwise_linear) break;
+        trial = owned_post_ops(po);
+        const memory::desc one = onednn::plain_md(Dims(out_shape.size(), 1));
+        if ((*ops)[0].alpha != 1.0f) {
+          trial.append_binary(algorithm::binary_mul, one);
+          scalar_operands.push_back({trial.len() - 1, (*ops)[0].alpha});
+        }
+        if ((*ops)[0].beta != 0.0f) {
+          trial.append_binary(algorithm::binary_add, one);
+          scalar_operands.push_back({trial.len() - 1, (*ops)[0].beta});
+        }
+      }
     } else if (auto alg = binary_alg(node.op); alg && node.inputs.size() == 2) {
       if (node.inputs[0] == node.inputs[1]) break;
       const int side = node.inputs[0] == value ? 0 : 1;
@@ -197,6 +218,11 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     po = trial;
     attr = a;
     if (src1) binary_args.push_back({src1->first, pending()});
+    for (const auto& [index, v] : scalar_operands) {
+      memory k = new_mem(onednn::plain_md(Dims(out_shape.size(), 1)));
+      *static_cast<float*>(k.get_data_handle()) = v;
+      binary_args.push_back({index, k});
+    }
     absorbed_[c] = 1;
     value = node.outputs[0];
   }

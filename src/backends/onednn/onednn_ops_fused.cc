@@ -1,5 +1,5 @@
-// OnednnProgram: decomposed layer norm, erf-GELU and SiLU groups (onednn_patterns.h) as one
-// primitive each. A GELU or SiLU that follows an anchor is a post-op of that anchor instead
+// OnednnProgram: decomposed layer norm, erf-GELU, SiLU and HardSwish groups (onednn_patterns.h) as one
+// primitive each. A GELU, SiLU or HardSwish that follows an anchor is a post-op of that anchor instead
 // (fuse_chain); only one with no anchor before it inside the function becomes an eltwise
 // primitive here.
 #include "backends/onednn/onednn_anchor.h"
@@ -20,6 +20,7 @@ void OnednnProgram::find_groups() {
     if (consumers_[v].size() != 2) continue;
     auto m = match_gelu(fn_, consumers_, static_cast<ValueId>(v));
     if (!m) m = match_swish(fn_, consumers_, static_cast<ValueId>(v));
+    if (!m) m = match_hardswish(fn_, consumers_, static_cast<ValueId>(v));
     if (m) {
       unary_at_.emplace(static_cast<size_t>(m->nodes.front()), *m);
       unary_of_.emplace(static_cast<ValueId>(v), std::move(*m));

@@ -1,4 +1,4 @@
-// Structural recognition of decomposed layer norm, erf-GELU and SiLU (see onednn_patterns.h).
+// Structural recognition of decomposed layer norm, erf-GELU, SiLU and HardSwish (see onednn_patterns.h).
 #include "backends/onednn/onednn_patterns.h"
 
 #include <algorithm>
@@ -42,6 +42,26 @@ struct Ctx {
   ValueId out(NodeId n) const { return node(n).outputs[0]; }
   bool same_shape(ValueId a, ValueId b) const { return fn.value(a).type.shape == fn.value(b).type.shape; }
 };
+
+// A Clip of [lo, hi]: bounds as constant inputs (opset >= 11) or attributes.
+bool clips_to(const Ctx& c, NodeId n, float lo, float hi) {
+  const Node& nd = c.node(n);
+  if (nd.op != "Clip" || nd.inputs.empty() || nd.outputs.size() != 1) return false;
+  auto bound = [&](size_t i, const char* name) -> std::optional<float> {
+    if (i < nd.inputs.size() && nd.inputs[i] != kNoValue) return c.scalar(nd.inputs[i]);
+    if (!nd.attrs.count(name)) return std::nullopt;
+    return static_cast<float>(attr_float(nd.attrs, name, 0.0));
+  };
+  const auto l = bound(1, "min"), h = bound(2, "max");
+  return l && h && *l == lo && *h == hi;
+}
+
+// n scales its input `v` by 1/6: Div(v, 6) or Mul(v, 1/6).
+bool sixth_of(const Ctx& c, NodeId n, ValueId v) {
+  if (auto k = c.other(n, "Div", v, true)) return c.scalar_is(*k, 6.0f);
+  if (auto k = c.other(n, "Mul", v)) return c.scalar_is(*k, 1.0f / 6.0f);
+  return false;
+}
 
 // ReduceMean over the last axis only, keepdims.
 bool mean_over_last(const Ctx& c, NodeId n) {
@@ -175,6 +195,52 @@ std::optional<UnaryMatch> match_swish(const Graph& fn, const std::vector<std::ve
     m.x = x;
     m.nodes = {std::min(sig, mul), std::max(sig, mul)};
     m.out = c.out(mul);
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<UnaryMatch> match_hardswish(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x) {
+  const Ctx c{fn, consumers};
+  const auto& xc = consumers[static_cast<size_t>(x)];
+  if (xc.size() != 2 || fn.value(x).type.dtype != DType::f32) return std::nullopt;
+  UnaryMatch m;
+  m.kind = UnaryMatch::Kind::hardswish;
+  m.x = x;
+  for (int first = 0; first < 2; ++first) {
+    const NodeId gate = xc[static_cast<size_t>(first)], mul = xc[static_cast<size_t>(1 - first)];
+    // The gate, Clip(x + 3, 0, 6) [/ 6] or HardSigmoid(x) with alpha 1/6, beta 0.5, read by mul.
+    std::vector<NodeId> nodes{gate, mul};
+    ValueId g = kNoValue;
+    bool scaled = false;
+    const Node& gn = c.node(gate);
+    if (gn.op == "HardSigmoid" && gn.inputs.size() == 1 && gn.outputs.size() == 1) {
+      if (std::fabs(attr_float(gn.attrs, "alpha", 0.2) - 1.0 / 6.0) > 1e-6 || attr_float(gn.attrs, "beta", 0.5) != 0.5) continue;
+      g = c.out(gate);
+      scaled = true;
+    } else {
+      auto three = c.other(gate, "Add", x);
+      auto clip = three && c.scalar_is(*three, 3.0f) ? c.sole(c.out(gate)) : std::nullopt;
+      if (!clip || !clips_to(c, *clip, 0.0f, 6.0f)) continue;
+      nodes.push_back(*clip);
+      g = c.out(*clip);
+      if (auto div = c.sole(g); div && *div != mul && sixth_of(c, *div, g)) {   // x * (Clip(..) / 6)
+        nodes.push_back(*div);
+        g = c.out(*div);
+        scaled = true;
+      }
+    }
+    if (c.sole(g) != mul || c.other(mul, "Mul", x) != g) continue;
+    m.out = c.out(mul);
+    if (!scaled) {   // (x * Clip(..)) / 6
+      auto div = c.sole(m.out);
+      if (!div || !sixth_of(c, *div, m.out)) continue;
+      nodes.push_back(*div);
+      m.out = c.out(*div);
+    }
+    if (!c.same_shape(m.out, x)) continue;
+    std::sort(nodes.begin(), nodes.end());
+    m.nodes = std::move(nodes);
     return m;
   }
   return std::nullopt;

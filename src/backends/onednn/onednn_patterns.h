@@ -12,6 +12,9 @@
 //               (any order of the two Muls and of their operands, 1 + Erf or Erf + 1)
 //   SiLU        y = x * Sigmoid(x)                    -> eltwise_swish (a post-op after a Conv:
 //               EfficientNet, YOLO; x * Sigmoid(x) or Sigmoid(x) * x)
+//   HardSwish   y = x * Clip(x + 3, 0, 6) / 6         -> eltwise_hardswish (PaddleOCR's exports;
+//               / 6 or * (1/6), before or after the product; x * HardSigmoid(x) with alpha 1/6,
+//               beta 0.5, as torch exports it to opsets without HardSwish)
 //
 // Every inner value must be used only inside the group and must not be a function output; the
 // constants (2, eps, sqrt 2, 1, 0.5) are checked by value; gamma/beta must be [inner]-sized
@@ -35,7 +38,7 @@ struct LayerNormMatch {
 
 // A decomposed unary function of x that oneDNN has as one eltwise algorithm.
 struct UnaryMatch {
-  enum class Kind { gelu_erf, swish };
+  enum class Kind { gelu_erf, swish, hardswish };
   Kind kind = Kind::gelu_erf;
   std::vector<NodeId> nodes;          // ascending
   ValueId x = kNoValue, out = kNoValue;
@@ -48,5 +51,7 @@ std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vecto
 std::optional<UnaryMatch> match_gelu(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
 // A SiLU of value x (x's consumers are exactly the Sigmoid and the Mul).
 std::optional<UnaryMatch> match_swish(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
+// A HardSwish of value x (x's consumers are exactly the group's two entry nodes).
+std::optional<UnaryMatch> match_hardswish(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, ValueId x);
 
 }  // namespace tessera::onednn

@@ -463,3 +463,45 @@ TEST_CASE("onednn: a channel shuffle of nhwc values stays nhwc") {
   // oneDNN's 1x1 convs want channel blocks instead of nhwc, the layout checks above decide nothing.
   CHECK(count_prefix(impls, "reorder:") <= 5);
 }
+
+// The decomposed HardSwish spellings (onednn_patterns.h) after a conv's learnable affine, and the
+// affine after it (PaddleOCR's PP-LCNetV3 blocks: Conv, * a1 + b1, HardSwish, * a2 + b2): one
+// convolution with its post-ops, no eltwise or binary primitive of its own. The second affine
+// cannot be a second eltwise_linear post-op (append_eltwise_checked): binary post-ops with
+// scalar operands instead.
+TEST_CASE("onednn: decomposed HardSwish between two scalar affines is one conv with post-ops") {
+  enum class Spelling { clip_attrs_div, clip_inputs_mul_sixth, sixth_before_product, hard_sigmoid };
+  for (const Spelling sp : {Spelling::clip_attrs_div, Spelling::clip_inputs_mul_sixth, Spelling::sixth_before_product,
+                            Spelling::hard_sigmoid}) {
+    INFO("spelling " << static_cast<int>(sp));
+    FunctionBuilder b;
+    const Shape xs{1, 8, 6, 10}, ys{1, 16, 6, 10};
+    const ValueId x = b.input("x", xs), w = b.input("w", {16, 8, 1, 1});
+    auto k = [&](const char* name, float v) { return b.constant<float>(name, DType::f32, {}, {v}); };
+    const ValueId c = b.node("Conv", {x, w}, ys);
+    const ValueId y = b.node("Add", {b.node("Mul", {k("a1", 0.8f), c}, ys), k("b1", -0.3f)}, ys);
+    ValueId hs;
+    if (sp == Spelling::hard_sigmoid) {
+      const ValueId g = b.node("HardSigmoid", {y}, ys, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}});
+      hs = b.node("Mul", {y, g}, ys);
+    } else {
+      const ValueId plus3 = b.node("Add", {y, k("three", 3.0f)}, ys);
+      const ValueId clip = sp == Spelling::clip_attrs_div
+                               ? b.node("Clip", {plus3}, ys, {{"min", 0.0}, {"max", 6.0}})
+                               : b.node("Clip", {plus3, k("lo", 0.0f), k("hi", 6.0f)}, ys);
+      if (sp == Spelling::sixth_before_product)
+        hs = b.node("Mul", {b.node("Div", {clip, k("six", 6.0f)}, ys), y}, ys);
+      else if (sp == Spelling::clip_inputs_mul_sixth)
+        hs = b.node("Mul", {b.node("Mul", {y, clip}, ys), k("sixth", 1.0f / 6.0f)}, ys);
+      else
+        hs = b.node("Div", {b.node("Mul", {y, clip}, ys), k("six", 6.0f)}, ys);
+    }
+    b.output(b.node("Add", {b.node("Mul", {k("a2", 1.7f), hs}, ys), k("b2", 0.25f)}, ys));
+    check_against_ref("onednn", b.g);
+    const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+    for (const std::string& impl : impls) INFO(impl);
+    CHECK(count_prefix(impls, "convolution:") == 1);
+    CHECK(count_prefix(impls, "eltwise:") == 0);
+    CHECK(count_prefix(impls, "binary:") == 0);
+  }
+}
