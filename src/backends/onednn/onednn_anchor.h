@@ -39,6 +39,13 @@ inline std::optional<tag> channel_blocks(const memory::desc& md, const Dims& d) 
   return std::nullopt;
 }
 
+// Whether this CPU runs oneDNN's kernels in 16-channel blocks (AVX-512), where a depthwise conv
+// starts channel blocks (onednn_ops.cc). Elsewhere convs keep format `any`.
+inline bool avx512_blocks() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return yes;
+}
+
 // Channels per block of a layout channel_blocks returns.
 inline int64_t block_size(tag blocks) { return blocks == tag::aBcd16b ? 16 : 8; }
 

@@ -75,7 +75,15 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // format any, under which a 1x1 or strided conv picks nhwc and a reorder goes in front of it
     // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
     // (docs/backends.md), and a chain of convs then crosses no layout.
-    const std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
+    std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
+    // A depthwise conv starts channel blocks on AVX-512 CPUs: oneDNN's blocked depthwise kernel
+    // (jit_dw) beats its nhwc one (brdgmm_dw: efficientnet_b0's 16 depthwise convs 3.6 -> 3.0 ms),
+    // and the convs after it keep the blocks (above), so a MobileNet-style network crosses into
+    // blocks once, at its first depthwise conv. Single-oneDNN plans, 1 thread, Zen 4:
+    // mobilenet_v2 8.8-10.6 -> 7.7-9.3 ms, efficientnet_b0 15.0-15.2 -> 13.9-14.2 ms
+    // (docs/backends.md); networks without depthwise convs are unchanged.
+    if (!blocks && ct == f32 && g > 1 && g == xd[1] && g == yd[1] && xd[1] >= 8 && avx512_blocks())
+      blocks = tag::aBcd16b;
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto make = [&](algorithm alg, bool keep_blocks) {
         const memory::desc src = keep_blocks ? memory::desc(xd, f32, *blocks) : any_md(xd, ct);
@@ -90,7 +98,9 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
       if (winograd) tries.emplace_back(algorithm::convolution_winograd, false);
       if (blocks) tries.emplace_back(algorithm::convolution_direct, true);
       for (const auto& [alg, keep] : tries) try {
-          return make(alg, keep);
+          auto pd = make(alg, keep);
+          // Blocks only with a real kernel (oneDNN capped below AVX-512 would run ref:any).
+          if (!keep || std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
         } catch (const dnnl::error&) {   // no such kernel for this ISA, shape, layout or post-op
         }
       return make(algorithm::convolution_direct, false);

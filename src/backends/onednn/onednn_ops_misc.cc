@@ -162,15 +162,24 @@ void OnednnProgram::build_binary(size_t n, algorithm alg) {
       value_mem(a).get_desc() == plain_md(yd) && value_mem(b).get_desc() != plain_md(yd))
     std::swap(a, b);   // the operand in another order (a convolution's nhwc output) sets the layout
   memory src0 = fn_.value(a).type.shape == ys ? value_mem(a) : plain_mem(a, yd);
+  const Dims bd = padded(fn_.value(b).type.shape, ys.size());
+  std::optional<memory::desc> src1_md;
   if (fn_.value(b).type.shape != ys && src0.get_desc() != plain_md(yd)) {
-    // A blocked src0 (a convolution's output) with a broadcast src1 has only oneDNN's reference
-    // binary (ref:any, ~10x slower than a reorder to plain plus the JIT one): reorder first then.
-    const memory::desc probe1 = plain_md(padded(fn_.value(b).type.shape, ys.size()));
-    dnnl::binary::primitive_desc probe(dnnl::binary::desc(alg, src0.get_desc(), probe1, src0.get_desc()), attr, engine_);
-    if (std::string(probe.impl_info_str()).rfind("ref", 0) == 0) src0 = as_layout(a, plain_md(yd));
+    // A blocked src0 (a convolution's output) with a broadcast src1 given plain has only oneDNN's
+    // reference binary (ref:any, ~10x slower than a reorder to plain plus the JIT one). A per-channel
+    // src1 ([1,C,1,1], SE blocks) in src0's channel blocks has the JIT one; else reorder src0 first.
+    auto jit = [&](const memory::desc& md1) {
+      dnnl::binary::primitive_desc probe(dnnl::binary::desc(alg, src0.get_desc(), md1, src0.get_desc()), attr, engine_);
+      return std::string(probe.impl_info_str()).rfind("ref", 0) != 0;
+    };
+    const auto blocks = channel_blocks(src0.get_desc(), yd);
+    if (blocks && bd.size() == 4 && bd[0] == 1 && bd[1] == yd[1] && bd[2] == 1 && bd[3] == 1 && jit(memory::desc(bd, f32, *blocks)))
+      src1_md = memory::desc(bd, f32, *blocks);
+    else if (!jit(plain_md(bd)))
+      src0 = as_layout(a, plain_md(yd));
   }
   const memory src1 = fn_.value(b).type.shape == ys ? as_layout(b, src0.get_desc())
-                                                     : plain_mem(b, padded(fn_.value(b).type.shape, ys.size()));
+                      : src1_md ? as_layout(b, *src1_md) : plain_mem(b, bd);
   finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
     dnnl::binary::desc d(alg, src0.get_desc(), src1.get_desc(), src0.get_desc());
     return dnnl::binary::primitive_desc(d, at, engine_);

@@ -2,6 +2,7 @@
 #include "backends/compilers/conv_cases.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_compiler.h"
+#include "backends/onednn/onednn_anchor.h"
 #include "backends/onednn/onednn_program.h"
 
 using namespace tessera;
@@ -503,5 +504,32 @@ TEST_CASE("onednn: decomposed HardSwish between two scalar affines is one conv w
     CHECK(count_prefix(impls, "convolution:") == 1);
     CHECK(count_prefix(impls, "eltwise:") == 0);
     CHECK(count_prefix(impls, "binary:") == 0);
+  }
+}
+
+// A MobileNet/EfficientNet block: 1x1 expand, depthwise 3x3, squeeze-and-excitation (global pool,
+// two 1x1 convs, Sigmoid, the per-channel Mul), 1x1 project. On AVX-512 the depthwise conv starts
+// channel blocks (oneDNN's jit_dw) and everything after it keeps them: the SE Mul reads its
+// per-channel scale in the same blocks (jit binary) instead of reordering the block to plain.
+TEST_CASE("onednn: a depthwise block with squeeze-and-excitation runs in channel blocks") {
+  FunctionBuilder b;
+  const Shape xs{1, 16, 14, 14}, es{1, 32, 14, 14}, ps{1, 32, 1, 1}, qs{1, 8, 1, 1};
+  const ValueId x = b.input("x", xs);
+  const ValueId e = b.node("Relu", {b.node("Conv", {x, b.input("we", {32, 16, 1, 1})}, es)}, es);
+  const ValueId d = b.node("Relu", {b.node("Conv", {e, b.input("wd", {32, 1, 3, 3})}, es,
+                                           {{"group", int64_t(32)}, {"pads", I{1, 1, 1, 1}}})}, es);
+  const ValueId p = b.node("GlobalAveragePool", {d}, ps);
+  const ValueId q = b.node("Relu", {b.node("Conv", {p, b.input("w1", {8, 32, 1, 1})}, qs)}, qs);
+  const ValueId s = b.node("Sigmoid", {b.node("Conv", {q, b.input("w2", {32, 8, 1, 1})}, ps)}, ps);
+  const ValueId m = b.node("Mul", {d, s}, es);
+  b.output(b.node("Conv", {m, b.input("wp", {16, 32, 1, 1})}, xs));
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "binary:ref") == 0);
+  if (onednn::avx512_blocks()) {
+    CHECK(count_prefix(impls, "convolution:jit_dw") == 1);
+    // x into the expand conv's layout, e into blocks, the project's output to plain.
+    CHECK(count_prefix(impls, "reorder:") <= 3);
   }
 }
