@@ -79,9 +79,10 @@ size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_m
 // The database key of one contender's end-to-end latency.
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model);
 
-// Drops contenders whose partition assignment equals an earlier one's, fills latency_ms, and
-// returns the index of the fastest (0 when any contender's latency is unknown). `graph` must be
-// the model the plans were made for.
+// Drops contenders whose partition assignment equals an earlier one's (the one kept takes a
+// dropped single-backend label: it is that plan), fills latency_ms, and returns the index of the
+// winner (pick_contender; 0 when any contender's latency is unknown). `graph` must be the model
+// the plans were made for.
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
                            const CostModel& model, const VerifyOptions& options = {});
 

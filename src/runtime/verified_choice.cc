@@ -88,12 +88,21 @@ size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_m
 
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
                            const CostModel& model, const VerifyOptions& options) {
-  // Distinct assignments only, first occurrence kept (the search's plan comes first).
+  // Distinct assignments only, first occurrence kept (the search's plan comes first). A mixed
+  // contender that is a single-backend plan (the search chose one backend) is that plan: it takes
+  // the single label and the single side of the tie rule.
   std::vector<std::string> seen;
   std::vector<PlanContender> distinct;
   for (PlanContender& c : contenders) {
     std::string a = assignment_text(c.plan);
-    if (std::find(seen.begin(), seen.end(), a) != seen.end()) continue;
+    if (auto it = std::find(seen.begin(), seen.end(), a); it != seen.end()) {
+      PlanContender& kept = distinct[static_cast<size_t>(it - seen.begin())];
+      if (c.single_backend && !kept.single_backend) {
+        kept.label = c.label;
+        kept.single_backend = true;
+      }
+      continue;
+    }
     seen.push_back(std::move(a));
     distinct.push_back(std::move(c));
   }

@@ -74,3 +74,38 @@ TEST_CASE("a mixed plan ships only when it is tie_margin faster than every singl
   c.erase(c.begin() + 2, c.end());
   CHECK(pick_contender(c, 0.02) == 0);   // no single plan measured: the fastest mixed one
 }
+
+TEST_CASE("a search plan that is a single-backend plan races as that plan, under its label") {
+  MockCosts costs;
+  costs.file = "<dedupe>";
+  costs.backends["byoc"].per_op = 1.0;
+  costs.backends["tvm"].per_op = 2.0;
+  MockCostModel model(costs);
+  const Graph g = tessera::testing::collage_diamond();
+  Plan all_tvm, split;
+  Partition p;
+  p.backend = "tvm";
+  p.device = "cpu";
+  p.nodes = IndexSet::all(g.num_nodes());
+  all_tvm.partitions.push_back(p);
+  p.backend = "byoc";
+  p.nodes = IndexSet(g.num_nodes(), {0, 1, 3, 4, 5});
+  split.partitions.push_back(p);
+  p.backend = "tvm";
+  p.nodes = IndexSet(g.num_nodes(), {2, 6});
+  split.partitions.push_back(p);
+  // Latencies from the database (nothing measured): the search's plan is all-tvm, as is single:tvm.
+  CostDatabase db;
+  db.insert(plan_latency_key(g, all_tvm, model), CostEntry{Cost::value(1.00e-3), 0.0, 10});
+  db.insert(plan_latency_key(g, split, model), CostEntry{Cost::value(0.99e-3), 0.0, 10});
+  std::vector<PlanContender> c = {PlanContender{.label = "collage", .plan = all_tvm},
+                                  PlanContender{.label = "single:byoc", .plan = split, .single_backend = true},
+                                  PlanContender{.label = "single:tvm", .plan = all_tvm, .single_backend = true}};
+  VerifyOptions options;
+  options.may_measure = false;
+  const size_t best = choose_fastest_plan(g, c, &db, model, options);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].label == "single:tvm");
+  CHECK(c[0].single_backend);
+  CHECK(best == 1);   // two single plans: the faster by any margin
+}
