@@ -1,6 +1,7 @@
-// The verified choice's database key: a plan's end-to-end latency is persisted under it, so its
-// value is pinned like the functions' keys (tests/ir/structural_hash_test.cc). Changing it orphans
-// every recorded plan latency: a format break, needing a version bump and a migration note.
+// The verified choice (verified_choice.h). Its database key: a plan's end-to-end latency is
+// persisted under it, so its value is pinned like the functions' keys (tests/ir/structural_hash_test.cc);
+// changing it orphans every recorded plan latency: a format break, needing a version bump and a
+// migration note. Then the race's schedule, who wins a tie, and contenders that are one plan.
 #include <catch2/catch.hpp>
 
 #include "support/collage_graphs.h"
@@ -9,13 +10,22 @@
 
 using namespace tessera;
 
-TEST_CASE("the cost database key of a plan's end-to-end latency is pinned") {
+namespace {
+
+// byoc at 1 per op, tvm at 2: the model whose fingerprint the pinned keys carry.
+MockCostModel byoc_tvm_model() {
   MockCosts costs;
   costs.file = "<pinned>";
   costs.backends["byoc"].per_op = 1.0;
   costs.backends["tvm"].per_op = 2.0;
-  MockCostModel model(costs);
-  const Graph g = tessera::testing::collage_diamond();   // r0 r1 a r2 s r3 out
+  return MockCostModel(costs);
+}
+
+// collage_diamond (r0 r1 a r2 s r3 out) all on tvm, and split between byoc and tvm.
+struct DiamondPlans {
+  Plan all_tvm, split;
+};
+DiamondPlans diamond_plans(const Graph& g) {
   auto partition = [](const std::string& backend, IndexSet nodes) {
     Partition p;
     p.backend = backend;
@@ -23,12 +33,21 @@ TEST_CASE("the cost database key of a plan's end-to-end latency is pinned") {
     p.nodes = std::move(nodes);
     return p;
   };
-  Plan all_tvm, split;
-  all_tvm.partitions.push_back(partition("tvm", IndexSet::all(g.num_nodes())));
-  split.partitions.push_back(partition("byoc", IndexSet(g.num_nodes(), {0, 1, 3, 4, 5})));
-  split.partitions.push_back(partition("tvm", IndexSet(g.num_nodes(), {2, 6})));
-  CHECK(plan_latency_key(g, all_tvm, model).to_string() == "c9ad8f0635cfa6c6 plan cpu mock/1/952c4598182e867e");
-  CHECK(plan_latency_key(g, split, model).to_string() == "1597a6c753b1fc20 plan cpu mock/1/952c4598182e867e");
+  DiamondPlans plans;
+  plans.all_tvm.partitions.push_back(partition("tvm", IndexSet::all(g.num_nodes())));
+  plans.split.partitions.push_back(partition("byoc", IndexSet(g.num_nodes(), {0, 1, 3, 4, 5})));
+  plans.split.partitions.push_back(partition("tvm", IndexSet(g.num_nodes(), {2, 6})));
+  return plans;
+}
+
+}  // namespace
+
+TEST_CASE("the cost database key of a plan's end-to-end latency is pinned") {
+  const MockCostModel model = byoc_tvm_model();
+  const Graph g = tessera::testing::collage_diamond();
+  const DiamondPlans p = diamond_plans(g);
+  CHECK(plan_latency_key(g, p.all_tvm, model).to_string() == "c9ad8f0635cfa6c6 plan cpu mock/1/952c4598182e867e");
+  CHECK(plan_latency_key(g, p.split, model).to_string() == "1597a6c753b1fc20 plan cpu mock/1/952c4598182e867e");
 }
 
 TEST_CASE("the race times close contenders again and keeps each one's quietest round") {
@@ -76,31 +95,16 @@ TEST_CASE("a mixed plan ships only when it is tie_margin faster than every singl
 }
 
 TEST_CASE("a search plan that is a single-backend plan races as that plan, under its label") {
-  MockCosts costs;
-  costs.file = "<dedupe>";
-  costs.backends["byoc"].per_op = 1.0;
-  costs.backends["tvm"].per_op = 2.0;
-  MockCostModel model(costs);
+  const MockCostModel model = byoc_tvm_model();
   const Graph g = tessera::testing::collage_diamond();
-  Plan all_tvm, split;
-  Partition p;
-  p.backend = "tvm";
-  p.device = "cpu";
-  p.nodes = IndexSet::all(g.num_nodes());
-  all_tvm.partitions.push_back(p);
-  p.backend = "byoc";
-  p.nodes = IndexSet(g.num_nodes(), {0, 1, 3, 4, 5});
-  split.partitions.push_back(p);
-  p.backend = "tvm";
-  p.nodes = IndexSet(g.num_nodes(), {2, 6});
-  split.partitions.push_back(p);
+  const DiamondPlans p = diamond_plans(g);
   // Latencies from the database (nothing measured): the search's plan is all-tvm, as is single:tvm.
   CostDatabase db;
-  db.insert(plan_latency_key(g, all_tvm, model), CostEntry{Cost::value(1.00e-3), 0.0, 10});
-  db.insert(plan_latency_key(g, split, model), CostEntry{Cost::value(0.99e-3), 0.0, 10});
-  std::vector<PlanContender> c = {PlanContender{.label = "collage", .plan = all_tvm},
-                                  PlanContender{.label = "single:byoc", .plan = split, .single_backend = true},
-                                  PlanContender{.label = "single:tvm", .plan = all_tvm, .single_backend = true}};
+  db.insert(plan_latency_key(g, p.all_tvm, model), CostEntry{Cost::value(1.00e-3), 0.0, 10});
+  db.insert(plan_latency_key(g, p.split, model), CostEntry{Cost::value(0.99e-3), 0.0, 10});
+  std::vector<PlanContender> c = {PlanContender{.label = "collage", .plan = p.all_tvm},
+                                  PlanContender{.label = "single:byoc", .plan = p.split, .single_backend = true},
+                                  PlanContender{.label = "single:tvm", .plan = p.all_tvm, .single_backend = true}};
   VerifyOptions options;
   options.may_measure = false;
   const size_t best = choose_fastest_plan(g, c, &db, model, options);

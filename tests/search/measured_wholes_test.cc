@@ -4,6 +4,8 @@
 // it, and the plan's cost must be the whole's price.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "search/plan_check.h"
 #include "search_fixture.h"
 #include "support/graph_builder.h"
@@ -28,27 +30,44 @@ PartitionOutcome partition(const Graph& g, const std::vector<BackendSpec>& backe
   return partition_graph(g, backends, model, options);
 }
 
-// Prices a function by its node count squared: one Relu 1, three as one function 9. A whole is
-// dearer than its parts, as a big function streaming through memory can be against parts timed
-// with their data in cache.
-class SquareCostModel final : public CostModel {
+// Prices a function by `price(node count, backend)`.
+class CountCostModel final : public CostModel {
  public:
-  std::string name() const override { return "square"; }
-  std::string fingerprint() const override { return "square/1"; }
+  CountCostModel(std::string name, std::function<Cost(double, const std::string&)> price)
+      : name_(std::move(name)), price_(std::move(price)) {}
+  std::string name() const override { return name_; }
+  std::string fingerprint() const override { return name_ + "/1"; }
 
  protected:
   Cost estimate_impl(const CostRequest& r) const override {
-    const double n = static_cast<double>(r.function->nodes.size());
-    return Cost::value(n * n * (r.backend == "byoc" ? 1.0 : 5.0));
+    return price_(static_cast<double>(r.function->nodes.size()), r.backend);
   }
+
+ private:
+  std::string name_;
+  std::function<Cost(double, const std::string&)> price_;
 };
+
+// Its node count squared: one Relu 1, three as one function 9. A whole is dearer than its parts,
+// as a big function streaming through memory can be against parts timed with their data in cache.
+CountCostModel square_costs() {
+  return CountCostModel("square", [](double n, const std::string& b) { return Cost::value(n * n * (b == "byoc" ? 1.0 : 5.0)); });
+}
+
+// One Relu at 1, and any function of more than one node refused, as a backend refuses a union it
+// cannot compile as one function (xnnpack and a Reshape whose NCHW result is read inside).
+CountCostModel one_node_costs() {
+  return CountCostModel("one-node", [](double n, const std::string& b) {
+    return n > 1 ? Cost::invalid("cannot compile a union") : Cost::value(b == "byoc" ? 1.0 : 5.0);
+  });
+}
 
 }  // namespace
 
 TEST_CASE("measured wholes: parts that coalesce into a dearer whole are charged the whole", "[search][wholes]") {
   Graph g = relu_chain();
   std::vector<BackendSpec> backends{collage_backend("byoc", 1), collage_backend("tvm", 1)};
-  SquareCostModel model;
+  CountCostModel model = square_costs();
   // Without wholes the plan claims the parts' sum; with them it claims what it runs: the search,
   // which prices parts, still picks the three byoc Relus, they still coalesce into one function,
   // and that function costs 9. (byoc, tvm, byoc would run for 7: the relaxation's blind spot,
@@ -105,28 +124,10 @@ TEST_CASE("measured wholes: a whole the rules already propose is not priced twic
   CHECK(o.plan.total_cost.number() == Approx(2.71));
 }
 
-namespace {
-
-// Prices one Relu at 1 and refuses any function of more than one node, as a backend refuses a
-// union it cannot compile as one function (xnnpack and a Reshape whose NCHW result is read inside).
-class OneNodeCostModel final : public CostModel {
- public:
-  std::string name() const override { return "one-node"; }
-  std::string fingerprint() const override { return "one-node/1"; }
-
- protected:
-  Cost estimate_impl(const CostRequest& r) const override {
-    if (r.function->nodes.size() > 1) return Cost::invalid("cannot compile a union");
-    return Cost::value(r.backend == "byoc" ? 1.0 : 5.0);
-  }
-};
-
-}  // namespace
-
 TEST_CASE("measured wholes: parts whose whole does not compile stay functions of their own", "[search][wholes]") {
   Graph g = relu_chain();
   std::vector<BackendSpec> backends{collage_backend("byoc", 1), collage_backend("tvm", 1)};
-  OneNodeCostModel model;
+  CountCostModel model = one_node_costs();
   // Without wholes the three byoc Relus coalesce into one function the backend would refuse (at
   // run time: ref kernels). With them the whole is priced invalid and the plan keeps the parts.
   PartitionOutcome parts = partition(g, backends, model, false);

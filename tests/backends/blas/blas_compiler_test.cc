@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 
 #include "support/files.h"
@@ -72,6 +73,19 @@ std::optional<std::string> initial_env(const std::string& name) {
   return std::nullopt;
 }
 
+// Runs the hidden case tagged `tag` of this same test binary once per environment prefix (an
+// `env ...` command); each run must pass exactly that one case.
+void run_child_case(const std::string& tag, std::initializer_list<const char*> envs) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (const std::string env : envs) {
+    tessera::testing::Process child = tessera::testing::run_command(env + " " + self + " '" + tag + "'");
+    INFO(env << ": " << child.out << child.err);
+    CHECK(child.exit_code == 0);
+    CHECK(child.out.find("All tests passed") != std::string::npos);
+    CHECK(child.out.find("1 test case") != std::string::npos);
+  }
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -93,14 +107,7 @@ TEST_CASE("blas: (child of the case below) the core type follows OPENBLAS_CORETY
 TEST_CASE("blas: OpenBLAS uses SkylakeX kernels on AVX-512 CPUs unless OPENBLAS_CORETYPE says otherwise") {
   // Both branches, whatever this process was started with (CI machines may set the variable): this
   // same test binary runs the case above once without the variable and once told Haswell.
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  for (const std::string env : {"env -u OPENBLAS_CORETYPE", "env OPENBLAS_CORETYPE=Haswell"}) {
-    tessera::testing::Process child = tessera::testing::run_command(env + " " + self + " '[.coretype-child]'");
-    INFO(env << ": " << child.out << child.err);
-    CHECK(child.exit_code == 0);
-    CHECK(child.out.find("All tests passed") != std::string::npos);
-    CHECK(child.out.find("1 test case") != std::string::npos);
-  }
+  run_child_case("[.coretype-child]", {"env -u OPENBLAS_CORETYPE", "env OPENBLAS_CORETYPE=Haswell"});
 }
 
 // In a child started with a chosen environment: the spin OpenBLAS's pool was restarted with, and a
@@ -117,12 +124,5 @@ TEST_CASE("blas: (child of the case below) OpenBLAS's workers spin 2^4 cycles un
 }
 
 TEST_CASE("blas: OpenBLAS's workers sleep right after a call unless OPENBLAS_THREAD_TIMEOUT says otherwise") {
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  for (const std::string env : {"env -u OPENBLAS_THREAD_TIMEOUT -u GOTO_THREAD_TIMEOUT", "env OPENBLAS_THREAD_TIMEOUT=9"}) {
-    tessera::testing::Process child = tessera::testing::run_command(env + " " + self + " '[.spin-child]'");
-    INFO(env << ": " << child.out << child.err);
-    CHECK(child.exit_code == 0);
-    CHECK(child.out.find("All tests passed") != std::string::npos);
-    CHECK(child.out.find("1 test case") != std::string::npos);
-  }
+  run_child_case("[.spin-child]", {"env -u OPENBLAS_THREAD_TIMEOUT -u GOTO_THREAD_TIMEOUT", "env OPENBLAS_THREAD_TIMEOUT=9"});
 }
