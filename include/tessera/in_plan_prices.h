@@ -30,6 +30,8 @@
 // when any price is missing, so tune's plan comes back byte for byte.
 #pragma once
 
+#include <optional>
+
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
@@ -42,7 +44,17 @@ struct InPlanOptions {
   int rounds = 5;            // rounds of `repeat` runs; a call's price is its median in the quietest round
                              // (the round whose calls sum least)
   int repeat = 10;
+  // The plan's end-to-end latency measured before (tune's race), when known. While the quietest
+  // round's calls sum to more than `disturbed` times it, the rounds went through a disturbance
+  // that outlasted them: more rounds, up to `max_rounds`.
+  std::optional<double> end_to_end_ms;
+  double disturbed = 1.10;
+  int max_rounds = 15;
 };
+
+// Whether round r (from 0) runs, the quietest round so far summing `quiet_sum` ms: the first
+// `rounds` always, then while the quietest is `disturbed` times above end_to_end_ms, up to max_rounds.
+bool in_plan_round_runs(int r, double quiet_sum, const InPlanOptions& options);
 
 // Replaces the costs of `plan`'s partitions and boundaries by their in-plan prices and sets
 // Plan::isolated_total_cost and each Partition::isolated_cost to what they were. Returns false

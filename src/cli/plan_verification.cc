@@ -126,6 +126,8 @@ std::vector<std::string> verify_plan(const Graph& graph, const std::vector<Backe
   std::vector<std::string> lines = choose_verified(graph, backends, model, options, outcome, database, may_measure, budget);
   InPlanOptions in_plan;
   in_plan.may_measure = may_measure;
+  for (const auto& [label, ms] : outcome.plan.verified_ms)   // the chosen plan's latency in the race
+    if (label == outcome.plan.verified_choice) in_plan.end_to_end_ms = ms;
   if (price_in_plan(graph, outcome.plan, database, model, in_plan) && outcome.plan.total_cost.is_value() &&
       outcome.plan.isolated_total_cost->is_value()) {
     char buf[160];

@@ -85,3 +85,16 @@ TEST_CASE("in-plan prices: the plan file keeps both figures and reads them back"
   CHECK(plan_to_json_text(back, g) == text);
   CHECK(plan_to_json_text(mixed_plan(g), g).find("isolated") == std::string::npos);
 }
+
+TEST_CASE("in-plan prices: rounds go on while the quietest is well above the plan's end-to-end latency") {
+  InPlanOptions o;
+  o.rounds = 5;
+  CHECK(in_plan_round_runs(4, 9.0, o));
+  CHECK_FALSE(in_plan_round_runs(5, 9.0, o));   // no end-to-end figure: the 5 rounds
+  o.end_to_end_ms = 4.0;
+  CHECK(in_plan_round_runs(5, 5.9, o));         // disturbed through all 5 (mobilenet_v2 at 2 threads)
+  CHECK(in_plan_round_runs(14, 5.9, o));
+  CHECK_FALSE(in_plan_round_runs(15, 5.9, o));  // max_rounds
+  CHECK_FALSE(in_plan_round_runs(5, 4.3, o));   // within 10%
+  CHECK(in_plan_round_runs(0, 0.0, o));
+}
