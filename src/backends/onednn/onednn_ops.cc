@@ -80,7 +80,7 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // (jit_dw) beats its nhwc one (brdgmm_dw: efficientnet_b0's 16 depthwise convs 3.6 -> 3.0 ms),
     // and the convs after it keep the blocks (above), so a MobileNet-style network crosses into
     // blocks once, at its first depthwise conv. Single-oneDNN plans, 1 thread, Zen 4:
-    // mobilenet_v2 8.8-10.6 -> 7.7-9.3 ms, efficientnet_b0 15.0-15.2 -> 13.9-14.2 ms
+    // mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0 14.1-15.2 -> 13.4-13.6 ms
     // (docs/backends.md); networks without depthwise convs are unchanged.
     if (!blocks && ct == f32 && g > 1 && g == xd[1] && g == yd[1] && xd[1] >= 8 && avx512_blocks())
       blocks = tag::aBcd16b;
