@@ -12,6 +12,9 @@
 //   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
 //                fastest cannot win, and its seconds per round would stretch the time between the
 //                rounds of the close ones)
+//   rounds R+1.. while two or more are within `close` of the best, only those, up to
+//                `max_rounds` (efficientnet_b0's single:onednn and single:xnnpack timed 12.91
+//                and 12.97 ms after 7 rounds, while separate processes put XNNPACK 3-5% ahead)
 // A contender's latency is its quietest round (the least median): noise on a shared machine only
 // adds time, and a burst that covers one contender's round in three must not decide.
 //
@@ -59,6 +62,8 @@ struct VerifyOptions {
   int rounds = 7;              // interleaved rounds at most; a contender's latency is its quietest round
   int repeat = 10;             // timed runs per round (median)
   double drop_above = 1.5;     // after round 1, contenders this many times the best run no more rounds
+  double close = 1.03;         // after `rounds`, contenders this close to the best race on...
+  int max_rounds = 15;         // ...up to this many rounds
   double tie_margin = 0.02;    // a mixed plan must be this much faster than the best single-backend plan
 };
 

@@ -53,20 +53,22 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
   };
   std::vector<char> running(n, 0);
   for (size_t i = 0; i < n; ++i) running[i] = to_time[i] && !known[i];
-  for (int round = 0; round < std::max(1, options.rounds); ++round) {
+  const int rounds = std::max(1, options.rounds);
+  for (int round = 0; round < std::max(rounds, options.max_rounds); ++round) {
     for (size_t i = 0; i < n; ++i) {
       if (!running[i]) continue;
       const double ms = time_round(i);
       if (!quietest[i] || ms < *quietest[i]) quietest[i] = ms;
     }
-    // Who can still win: within drop_above of the leader. Fewer than two such, the race is run.
-    const double bar = leader() * options.drop_above;
+    // Who can still win: within drop_above of the leader, and after `rounds`, within `close` of
+    // it. Fewer than two such, the race is run.
+    const double bar = leader() * (round + 1 < rounds ? options.drop_above : options.close);
     size_t in_range = 0;
     for (size_t i = 0; i < n; ++i) {
       if (running[i] && *quietest[i] > bar) running[i] = 0;
       if (quietest[i] && *quietest[i] <= bar) ++in_range;
     }
-    if (in_range < 2) break;
+    if (in_range < 2 || std::none_of(running.begin(), running.end(), [](char r) { return r != 0; })) break;
   }
   return quietest;
 }

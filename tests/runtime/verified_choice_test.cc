@@ -73,6 +73,21 @@ TEST_CASE("the race times close contenders again and keeps each one's quietest r
   }
 }
 
+TEST_CASE("the race goes on between contenders within `close` of the best, up to max_rounds") {
+  // 0 and 1 are 1% apart after the regular rounds; 2 is 5% behind and stops there.
+  std::vector<std::vector<double>> script = {{10.0, 10.0, 10.0, 9.9, 10.0}, {10.1, 10.1, 10.1, 10.1, 10.1}, {10.6, 10.5}};
+  std::vector<size_t> calls(3, 0);
+  VerifyOptions options;
+  options.rounds = 2;
+  options.max_rounds = 5;
+  auto raced = race_contenders({std::nullopt, std::nullopt, std::nullopt}, {1, 1, 1},
+                               [&](size_t i) { return script[i].at(calls[i]++); }, options);
+  CHECK(calls == std::vector<size_t>{5, 5, 2});
+  CHECK(*raced[0] == 9.9);
+  CHECK(*raced[1] == 10.1);
+  CHECK(*raced[2] == 10.5);
+}
+
 TEST_CASE("a mixed plan ships only when it is tie_margin faster than every single-backend plan") {
   auto contender = [](const std::string& label, bool single, std::optional<double> ms) {
     PlanContender c{.label = label, .single_backend = single};
