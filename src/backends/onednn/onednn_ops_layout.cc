@@ -119,10 +119,15 @@ memory OnednnProgram::over_storage(ValueId v, const memory::desc& md) {
   return view;
 }
 
-std::optional<memory> OnednnProgram::strided_view(ValueId v, const Dims& dims) {
+std::optional<Dims> OnednnProgram::own_strides(ValueId v) {
   const memory::desc md = value_mem(v).get_desc();
-  const std::optional<Dims> strides = strides_of(md);
-  if (!strides || md == plain_md(dims_of(v))) return std::nullopt;   // plain: a plain view, as before
+  if (md == plain_md(dims_of(v))) return std::nullopt;   // plain: plain views, as before
+  return strides_of(md);
+}
+
+std::optional<memory> OnednnProgram::strided_view(ValueId v, const Dims& dims) {
+  const std::optional<Dims> strides = own_strides(v);
+  if (!strides) return std::nullopt;
   const std::optional<Dims> to = reshape_strides(dims_of(v), *strides, dims);
   if (!to) return std::nullopt;
   return over_storage(v, strided_md(dims, *to));
@@ -248,9 +253,8 @@ void OnednnProgram::build_transpose(size_t n) {
   Dims xstrides(rank, 1), yd(rank), ystrides(rank);
   for (size_t i = rank; i-- > 1;) xstrides[i - 1] = xstrides[i] * xd[i];
   // x in nhwc or a strided view of it: read through its own strides instead of a plain copy.
-  const memory::desc xmd = value_mem(x).get_desc();
-  const std::optional<Dims> own_strides = xmd == plain_md(xd) ? std::nullopt : strides_of(xmd);
-  if (own_strides) xstrides = *own_strides;
+  const std::optional<Dims> x_strides = own_strides(x);
+  if (x_strides) xstrides = *x_strides;
   for (size_t i = 0; i < rank; ++i) {
     const auto p = static_cast<size_t>(perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i]);
     if (p >= rank) unsupported(node, "perm out of range");
@@ -265,10 +269,10 @@ void OnednnProgram::build_transpose(size_t n) {
     absorbed_[c] = 1;
     out = fn_.nodes[c].outputs[0];
   }
-  const memory src = own_strides ? over_storage(x, memory::desc(yd, f32, ystrides)) : view_mem(x, memory::desc(yd, f32, ystrides));
+  const memory src = x_strides ? over_storage(x, memory::desc(yd, f32, ystrides)) : view_mem(x, memory::desc(yd, f32, ystrides));
   // Back at rank 4 after shape-only ops, from an nhwc source: write the result in nhwc.
   const Dims od = dims_of(out);
-  if (own_strides && out != node.outputs[0] && od.size() == 4) {
+  if (x_strides && out != node.outputs[0] && od.size() == 4) {
     const memory::desc nhwc(od, f32, tag::nhwc);
     if (const std::optional<Dims> ts = reshape_strides(od, *strides_of(nhwc), yd)) {
       const memory dst = dst_mem(out, nhwc);

@@ -140,6 +140,9 @@ class OnednnProgram {
   void build_split(size_t n);
   // v's bytes seen through `md` (no copy); bound at each run when v is a boundary value.
   memory over_storage(ValueId v, const memory::desc& md);
+  // The strides v is stored with when its layout has no blocks and is not plain (nhwc, a strided
+  // view); none for plain and blocked values.
+  std::optional<Dims> own_strides(ValueId v);
   // v (nhwc or another layout without blocks, not plain) seen with `dims` without a copy, when
   // reshape_strides allows it.
   std::optional<memory> strided_view(ValueId v, const Dims& dims);
