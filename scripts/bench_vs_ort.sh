@@ -2,7 +2,8 @@
 # tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
 #
 #   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--backends L] [--rounds R]
-#                           [--repeat N] [--threads T] [--out DIR] [--no-combos] [--no-coalesce]
+#                           [--repeat N] [--min-round-ms MS] [--threads T] [--out DIR] [--no-combos]
+#                           [--no-coalesce]
 #
 # Models: a bundled one (data/models/NAME.onnx); paddle_det, paddle_rec, paddle_cls (PaddleOCR,
 # scripts/fetch_models.sh, at the shapes PaddleOCR feeds them: 1x3x320x320, 1x3x48x320,
@@ -14,7 +15,9 @@
 # ORT's intra-op threads. Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
 # invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
 # `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
-# same machine load; each side's latency is the median of its R round medians. Then `tessera
+# same machine load; each side's latency is the median of its R round medians. A round runs at least
+# N times and at least MS milliseconds by the plan's predicted latency (default 400: 20 runs of a
+# 0.5 ms model last 10 ms, and one burst of another tenant's work then moves the whole round). Then `tessera
 # bench --cost measure` over the single-backend combinations (each with ref as the fallback for
 # ops the backend lacks) and the full mix (the plan tune returned: bench looks up tune's end-to-end
 # verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
@@ -32,8 +35,9 @@ cd "$repo"
 build=build
 models="resnet18 mobilenet_v2 squeezenet1_1 bert_encoder transformer_encoder paddle_det paddle_rec paddle_cls"
 backends="ref,onednn,eigen,blas,xnnpack,halide"
-rounds=3
+rounds=5
 repeat=20
+min_round_ms=400
 threads=1
 out="${TMPDIR:-/tmp}/tessera_bench_vs_ort"
 combos=1
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
     --backends) backends="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --min-round-ms) min_round_ms="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-combos) combos=0; shift ;;
@@ -92,6 +97,7 @@ for m in $models; do
   "$tessera" tune "$model" "${shape_flags[@]}" --backends "$backends" --cache "$out/costs.db" --plan "$plan" -j 1 --threads "$threads" $tune_flags >"$out/$m.tune.log" 2>&1
   tune_s=$((SECONDS - start))
   predicted=$(/usr/bin/python3 -c "import json; print(json.load(open('$plan'))['total_cost'] * 1e3)")
+  runs=$(/usr/bin/python3 -c "import math; print(max($repeat, math.ceil($min_round_ms / max($predicted, 1e-3))))")
   # What the search saw (the isolated prices) when tune priced the plan in place (in_plan_prices.h).
   isolated=$(/usr/bin/python3 -c "import json; p = json.load(open('$plan')); print(p.get('isolated_total_cost', p['total_cost']) * 1e3)")
   partitions=$(/usr/bin/python3 -c "
@@ -101,8 +107,8 @@ c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={
     echo '{"latency_ms": null, "max_abs_error": null, "ok": false, "failed": true}' > "$out/$m.check.json"
   t_all=() o_all=()
   for r in $(seq "$rounds"); do
-    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
-    o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$repeat" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
+    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
+    o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$runs" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
   done
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" "$isolated" >> "$results"
   if [ "$combos" = 1 ]; then
@@ -127,8 +133,8 @@ sys.exit(0 if cut('$plan') == cut('$out/$m.single.plan.json') else 1)"; then
       fi
       a_all=() s_all=()
       for r in $(seq "$rounds"); do
-        a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$repeat" --threads "$threads" --json | json_field latency_ms)")
-        s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$repeat" --threads "$threads" --json | json_field latency_ms)")
+        a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)")
+        s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)")
       done
       printf '%s\t%s\t%s\t%s\n' "$m" "$best" "${a_all[*]}" "${s_all[*]}" >> "$out/vs_single.tsv"
     fi
