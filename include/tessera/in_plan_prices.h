@@ -56,6 +56,13 @@ struct InPlanOptions {
 // `rounds` always, then while the quietest is `disturbed` times above end_to_end_ms, up to max_rounds.
 bool in_plan_round_runs(int r, double quiet_sum, const InPlanOptions& options);
 
+// The factor the quietest round's call medians are multiplied by: 1 unless the rounds ended still
+// `disturbed` times above end_to_end_ms (a disturbance that outlasted max_rounds), then
+// end_to_end_ms / quiet_sum. A disturbance slows every call of a round alike, so the calls' shares
+// of the round hold while its level does not: efficientnet_b0's 15 rounds summed 15.5 ms against
+// the race's 12.8, and the plan then ran 12.9-13.4.
+double disturbance_scale(double quiet_sum, const InPlanOptions& options);
+
 // Replaces the costs of `plan`'s partitions and boundaries by their in-plan prices and sets
 // Plan::isolated_total_cost and each Partition::isolated_cost to what they were. Returns false
 // (plan untouched) when a price is neither in `database` nor measurable (may_measure false, or

@@ -61,10 +61,11 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
     }
   }
   attach_plan_costs(calls, *executor, plan);
+  const double scale = disturbance_scale(quiet_sum, options);
   Prices prices;
   prices.partitions.resize(plan.partitions.size());
   for (size_t i = 0; i < calls.size(); ++i) {
-    const double s = calls[i].median_ms * 1e-3;
+    const double s = calls[i].median_ms * scale * 1e-3;
     if (calls[i].partition >= 0) {
       auto& p = prices.partitions[static_cast<size_t>(calls[i].partition)];
       p = p.value_or(0.0) + s;
@@ -80,6 +81,11 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
 bool in_plan_round_runs(int r, double quiet_sum, const InPlanOptions& options) {
   if (r < std::max(1, options.rounds)) return true;
   return r < options.max_rounds && options.end_to_end_ms && quiet_sum > *options.end_to_end_ms * options.disturbed;
+}
+
+double disturbance_scale(double quiet_sum, const InPlanOptions& options) {
+  if (!options.end_to_end_ms || quiet_sum <= *options.end_to_end_ms * options.disturbed) return 1.0;
+  return *options.end_to_end_ms / quiet_sum;
 }
 
 bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,

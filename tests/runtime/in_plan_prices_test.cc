@@ -98,3 +98,12 @@ TEST_CASE("in-plan prices: rounds go on while the quietest is well above the pla
   CHECK_FALSE(in_plan_round_runs(5, 4.3, o));   // within 10%
   CHECK(in_plan_round_runs(0, 0.0, o));
 }
+
+TEST_CASE("in-plan prices: a disturbance that outlasts every round is scaled to the end-to-end latency") {
+  InPlanOptions o;
+  CHECK(disturbance_scale(15.5, o) == 1.0);    // no end-to-end figure: the rounds as measured
+  o.end_to_end_ms = 12.8;
+  CHECK(disturbance_scale(13.5, o) == 1.0);    // within 10%: the rounds' own level
+  CHECK(disturbance_scale(15.5, o) == Approx(12.8 / 15.5));
+  CHECK(disturbance_scale(12.0, o) == 1.0);    // below it: never scaled up
+}
