@@ -3,6 +3,39 @@
 
 namespace tessera::onednn {
 
+namespace {
+
+bool is_depthwise(const Graph& fn, const Node& node) {
+  if (node.op != "Conv") return false;
+  const Shape& xs = fn.value(node.inputs[0]).type.shape;
+  const int64_t g = attr_int(node.attrs, "group", 1);
+  return g > 1 && xs.size() > 1 && g == xs[1];
+}
+
+}  // namespace
+
+bool OnednnProgram::blocks_would_last(size_t n) const {
+  // Depth first over the consumers; a network's blocks are short, the cap keeps a long walk cheap.
+  std::vector<ValueId> todo{fn_.nodes[n].outputs[0]};
+  std::vector<char> seen(fn_.nodes.size(), 0);
+  for (int budget = 256; !todo.empty(); --budget) {
+    const ValueId v = todo.back();
+    todo.pop_back();
+    if (budget == 0 || frame_.is_function_output(v)) return false;
+    for (NodeId c : consumers_[static_cast<size_t>(v)]) {
+      if (seen[static_cast<size_t>(c)]) continue;
+      seen[static_cast<size_t>(c)] = 1;
+      const Node& node = fn_.node(c);
+      if (is_depthwise(fn_, node) || node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool") continue;
+      const bool keeps = node.op == "Conv" || node.op == "MaxPool" || node.op == "AveragePool" ||
+                         node.op == "BatchNormalization" || binary_alg(node.op) || eltwise_ops(fn_, node);
+      if (!keeps) return false;
+      for (ValueId o : node.outputs) todo.push_back(o);
+    }
+  }
+  return true;
+}
+
 void OnednnProgram::build_conv(size_t n, bool transposed) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -82,7 +115,11 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // blocks once, at its first depthwise conv. Single-oneDNN plans, 1 thread, Zen 4:
     // mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0 14.1-15.2 -> 13.4-13.6 ms
     // (docs/backends.md); networks without depthwise convs are unchanged.
-    if (!blocks && ct == f32 && g > 1 && g == xd[1] && g == yd[1] && xd[1] >= 8 && avx512_blocks())
+    // Only where the blocks would last to the next depthwise conv: ShuffleNet's depthwise convs
+    // feed a Concat with an nhwc half and a channel shuffle, and blocks there meant reorders and a
+    // ref concat in every unit (single-oneDNN shufflenet_v2 5.5 -> 6.1 ms).
+    if (!blocks && ct == f32 && g > 1 && g == xd[1] && g == yd[1] && xd[1] >= 8 && avx512_blocks() &&
+        blocks_would_last(n))
       blocks = tag::aBcd16b;
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto make = [&](algorithm alg, bool keep_blocks) {

@@ -118,6 +118,10 @@ class OnednnProgram {
 
   // --- one builder per op family (onednn_ops.cc) ---
   void build_conv(size_t n, bool transposed);
+  // Whether channel blocks started at depthwise conv n would last: every path from its output,
+  // through convs, pooling and elementwise ops (which keep blocks), reaches the next depthwise
+  // conv or a global pooling before any other op or the function's end.
+  bool blocks_would_last(size_t n) const;
   void build_matmul(size_t n);
   void build_pool(size_t n);
   void build_batchnorm(size_t n);

@@ -508,9 +508,10 @@ TEST_CASE("onednn: decomposed HardSwish between two scalar affines is one conv w
 }
 
 // A MobileNet/EfficientNet block: 1x1 expand, depthwise 3x3, squeeze-and-excitation (global pool,
-// two 1x1 convs, Sigmoid, the per-channel Mul), 1x1 project. On AVX-512 the depthwise conv starts
-// channel blocks (oneDNN's jit_dw) and everything after it keeps them: the SE Mul reads its
-// per-channel scale in the same blocks (jit binary) instead of reordering the block to plain.
+// two 1x1 convs, Sigmoid, the per-channel Mul), 1x1 project, then the network's head (a global
+// pool). On AVX-512 the depthwise conv starts channel blocks (oneDNN's jit_dw) and everything
+// after it keeps them: the SE Mul reads its per-channel scale in the same blocks (jit binary)
+// instead of reordering the block to plain.
 TEST_CASE("onednn: a depthwise block with squeeze-and-excitation runs in channel blocks") {
   FunctionBuilder b;
   const Shape xs{1, 16, 14, 14}, es{1, 32, 14, 14}, ps{1, 32, 1, 1}, qs{1, 8, 1, 1};
@@ -522,14 +523,38 @@ TEST_CASE("onednn: a depthwise block with squeeze-and-excitation runs in channel
   const ValueId q = b.node("Relu", {b.node("Conv", {p, b.input("w1", {8, 32, 1, 1})}, qs)}, qs);
   const ValueId s = b.node("Sigmoid", {b.node("Conv", {q, b.input("w2", {32, 8, 1, 1})}, ps)}, ps);
   const ValueId m = b.node("Mul", {d, s}, es);
-  b.output(b.node("Conv", {m, b.input("wp", {16, 32, 1, 1})}, xs));
+  b.output(b.node("GlobalAveragePool", {b.node("Conv", {m, b.input("wp", {16, 32, 1, 1})}, xs)}, {1, 16, 1, 1}));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
   for (const std::string& impl : impls) INFO(impl);
   CHECK(count_prefix(impls, "binary:ref") == 0);
   if (onednn::avx512_blocks()) {
     CHECK(count_prefix(impls, "convolution:jit_dw") == 1);
-    // x into the expand conv's layout, e into blocks, the project's output to plain.
+    // x into the expand conv's layout, e into blocks, the pooled output to plain.
     CHECK(count_prefix(impls, "reorder:") <= 3);
   }
+}
+
+// ShuffleNet's unit: a half of the channels through 1x1, depthwise 3x3, 1x1, concatenated with
+// the other half (a 1x1 conv's nhwc output here), then shuffled. Blocks started at the depthwise conv
+// would not last to the next one: the Concat would mix a blocked and an nhwc input (oneDNN's ref
+// concat) and the shuffle reorder them back. So the depthwise conv keeps format any, and the unit
+// crosses no layout between its convs.
+TEST_CASE("onednn: a depthwise conv whose blocks would not last keeps format any") {
+  FunctionBuilder b;
+  const Shape half{1, 16, 14, 14}, whole{1, 32, 14, 14};
+  const ValueId x = b.input("x", half);
+  const ValueId keep = b.node("Relu", {b.node("Conv", {b.input("y", half), b.input("wk", {16, 16, 1, 1})}, half)}, half);
+  const ValueId e = b.node("Relu", {b.node("Conv", {x, b.input("we", {16, 16, 1, 1})}, half)}, half);
+  const ValueId d = b.node("Conv", {e, b.input("wd", {16, 1, 3, 3})}, half, {{"group", int64_t(16)}, {"pads", I{1, 1, 1, 1}}});
+  const ValueId p = b.node("Relu", {b.node("Conv", {d, b.input("wp", {16, 16, 1, 1})}, half)}, half);
+  const ValueId cat = b.node("Concat", {keep, p}, whole, {{"axis", int64_t(1)}});
+  const ValueId r = b.node("Reshape", {cat, shape_of(b, {1, 2, 16, 14, 14})}, {1, 2, 16, 14, 14});
+  const ValueId t = b.node("Transpose", {r}, {1, 16, 2, 14, 14}, {{"perm", I{0, 2, 1, 3, 4}}});
+  b.output(b.node("Reshape", {t, shape_of(b, {1, 32, 14, 14})}, whole));
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "concat:ref") == 0);
+  CHECK(count_prefix(impls, "convolution:jit_dw") == 0);
 }
