@@ -5,11 +5,12 @@ namespace tessera::onednn {
 
 namespace {
 
+// A depthwise 2-D conv of at least 8 channels, one output channel per input channel.
 bool is_depthwise(const Graph& fn, const Node& node) {
   if (node.op != "Conv") return false;
-  const Shape& xs = fn.value(node.inputs[0]).type.shape;
+  const Shape &xs = fn.value(node.inputs[0]).type.shape, &ys = fn.value(node.outputs[0]).type.shape;
   const int64_t g = attr_int(node.attrs, "group", 1);
-  return g > 1 && xs.size() > 1 && g == xs[1];
+  return xs.size() == 4 && ys.size() == 4 && g > 1 && g == xs[1] && g == ys[1] && g >= 8;
 }
 
 }  // namespace
@@ -31,6 +32,30 @@ bool OnednnProgram::blocks_would_last(size_t n) const {
                          node.op == "BatchNormalization" || binary_alg(node.op) || eltwise_ops(fn_, node);
       if (!keeps) return false;
       for (ValueId o : node.outputs) todo.push_back(o);
+    }
+  }
+  return true;
+}
+
+bool OnednnProgram::starts_blocks(size_t n) const { return is_depthwise(fn_, fn_.nodes[n]) && blocks_would_last(n); }
+
+bool OnednnProgram::feeds_block_start(size_t n) const {
+  const Shape& ys = fn_.value(fn_.nodes[n].outputs[0]).type.shape;
+  if (ys.size() != 4 || ys[1] < 16) return false;   // fewer channels than a block: nhwc kernels run faster
+  std::vector<ValueId> todo{fn_.nodes[n].outputs[0]};
+  for (int budget = 16; !todo.empty(); --budget) {
+    const ValueId v = todo.back();
+    todo.pop_back();
+    if (budget == 0 || frame_.is_function_output(v) || consumers_[static_cast<size_t>(v)].empty()) return false;
+    if (auto group = unary_of_.find(v); group != unary_of_.end()) {   // a SiLU or HardSwish post-op
+      todo.push_back(group->second.out);
+      continue;
+    }
+    for (NodeId c : consumers_[static_cast<size_t>(v)]) {
+      const Node& node = fn_.node(c);
+      if (starts_blocks(static_cast<size_t>(c))) continue;
+      if (!eltwise_ops(fn_, node) || node.outputs.size() != 1) return false;
+      todo.push_back(node.outputs[0]);
     }
   }
   return true;
@@ -118,13 +143,15 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // Only where the blocks would last to the next depthwise conv: ShuffleNet's depthwise convs
     // feed a Concat with an nhwc half and a channel shuffle, and blocks there meant reorders and a
     // ref concat in every unit (single-oneDNN shufflenet_v2 5.5 -> 6.1 ms).
-    if (!blocks && ct == f32 && g > 1 && g == xd[1] && g == yd[1] && xd[1] >= 8 && avx512_blocks() &&
-        blocks_would_last(n))
-      blocks = tag::aBcd16b;
+    if (!blocks && ct == f32 && avx512_blocks() && starts_blocks(n)) blocks = tag::aBcd16b;
+    // The conv in front of such a depthwise conv (MobileNet's stem, through its activation) writes
+    // the blocks itself, reading its source in format any: no reorder between the two (mobilenet_v2's
+    // stem and reorder 0.39-0.44 -> 0.31-0.33 ms of its profile, PaddleOCR rec's 0.19 -> 0.12).
+    const bool writes_blocks = !blocks && ct == f32 && avx512_blocks() && feeds_block_start(n);
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto make = [&](algorithm alg, bool keep_blocks) {
-        const memory::desc src = keep_blocks ? memory::desc(xd, f32, *blocks) : any_md(xd, ct);
-        const memory::desc dst = keep_blocks ? memory::desc(yd, f32, *blocks) : any_md(yd);
+        const memory::desc src = keep_blocks && blocks ? memory::desc(xd, f32, *blocks) : any_md(xd, ct);
+        const memory::desc dst = keep_blocks ? memory::desc(yd, f32, blocks.value_or(tag::aBcd16b)) : any_md(yd);
         auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), bias_md, dst, st, dl, pl, pr)
                           : dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), dst, st, dl, pl, pr);
         return dnnl::convolution_forward::primitive_desc(d, a, engine_);
@@ -133,7 +160,7 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
       std::vector<std::pair<algorithm, bool>> tries;
       if (winograd && blocks) tries.emplace_back(algorithm::convolution_winograd, true);
       if (winograd) tries.emplace_back(algorithm::convolution_winograd, false);
-      if (blocks) tries.emplace_back(algorithm::convolution_direct, true);
+      if (blocks || writes_blocks) tries.emplace_back(algorithm::convolution_direct, true);
       for (const auto& [alg, keep] : tries) try {
           auto pd = make(alg, keep);
           // Blocks only with a real kernel (oneDNN capped below AVX-512 would run ref:any).

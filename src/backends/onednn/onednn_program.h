@@ -122,6 +122,11 @@ class OnednnProgram {
   // through convs, pooling and elementwise ops (which keep blocks), reaches the next depthwise
   // conv or a global pooling before any other op or the function's end.
   bool blocks_would_last(size_t n) const;
+  // Whether node n is a depthwise conv that starts channel blocks (blocks_would_last).
+  bool starts_blocks(size_t n) const;
+  // Whether every path from conv n's output, through elementwise ops only, reaches a depthwise
+  // conv that starts channel blocks: conv n then writes them.
+  bool feeds_block_start(size_t n) const;
   void build_matmul(size_t n);
   void build_pool(size_t n);
   void build_batchnorm(size_t n);

@@ -535,6 +535,30 @@ TEST_CASE("onednn: a depthwise block with squeeze-and-excitation runs in channel
   }
 }
 
+// MobileNet's stem: a strided 3x3 conv of the 3-channel image, ReLU6, then the first depthwise
+// conv, whose blocks last (a 1x1 project and the head's global pool after it). The stem writes
+// the blocks itself, so no reorder runs between it and the depthwise conv.
+TEST_CASE("onednn: the conv in front of a depthwise conv that starts blocks writes them") {
+  FunctionBuilder b;
+  const Shape xs{1, 3, 32, 32}, ys{1, 32, 16, 16}, ps{1, 16, 16, 16};
+  const ValueId x = b.input("x", xs);
+  const ValueId stem = b.node("Conv", {x, b.input("ws", {32, 3, 3, 3})}, ys,
+                              {{"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}});
+  const ValueId r6 = b.node("Clip", {stem}, ys, {{"min", 0.0}, {"max", 6.0}});
+  const ValueId d = b.node("Conv", {r6, b.input("wd", {32, 1, 3, 3})}, ys, {{"group", int64_t(32)}, {"pads", I{1, 1, 1, 1}}});
+  const ValueId p = b.node("Conv", {b.node("Clip", {d}, ys, {{"min", 0.0}, {"max", 6.0}}), b.input("wp", {16, 32, 1, 1})}, ps);
+  b.output(b.node("GlobalAveragePool", {p}, {1, 16, 1, 1}));
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  if (onednn::avx512_blocks()) {
+    CHECK(count_prefix(impls, "convolution:jit_dw") == 1);
+    // None between the convs (the stem reads the plain image here): 2 when the depthwise conv
+    // reorders the stem's nhwc output into blocks (and x goes to nhwc for it).
+    CHECK(count_prefix(impls, "reorder:") <= 1);
+  }
+}
+
 // ShuffleNet's unit: a half of the channels through 1x1, depthwise 3x3, 1x1, concatenated with
 // the other half (a 1x1 conv's nhwc output here), then shuffled. Blocks started at the depthwise conv
 // would not last to the next one: the Concat would mix a blocked and an nhwc input (oneDNN's ref
