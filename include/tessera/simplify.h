@@ -6,7 +6,8 @@
 //
 //   no-op removal     Identity, single-output Dropout (inference), a Transpose whose perm is the
 //                     identity, a Reshape/Flatten/Squeeze/Unsqueeze whose output shape equals its
-//                     input shape, and a Transpose pair that composes to the identity: consumers
+//                     input shape, a Pad of zeros on every side (torch's AvgPool2d), and a
+//                     Transpose pair that composes to the identity: consumers
 //                     read the input instead. torch exports turn shared weights into Identity
 //                     nodes, each of which would otherwise become a partition of its own.
 //   BN folding        BatchNormalization (inference form, one output) after a Conv or

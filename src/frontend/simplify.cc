@@ -90,6 +90,7 @@ class Simplifier {
     if (!(g_.value(n.inputs[0]).type == g_.value(n.outputs[0]).type)) return false;
     if (is(n, "Identity") || is(n, "Dropout")) return true;
     if (is(n, "Reshape") || is(n, "Flatten") || is(n, "Squeeze") || is(n, "Unsqueeze")) return true;
+    if (is(n, "Pad")) return pads_all_zero(n);
     if (is(n, "Transpose")) {
       std::vector<int64_t> perm = attr_ints(n.attrs, "perm");
       for (size_t i = 0; i < perm.size(); ++i)
@@ -97,6 +98,21 @@ class Simplifier {
       return !perm.empty() || g_.value(n.inputs[0]).type.rank() <= 1;
     }
     return false;
+  }
+
+  // A Pad whose pads (the constant second input, or the attribute before opset 11) are all 0:
+  // torch exports AvgPool2d as one in front of AveragePool (DenseNet's transitions), and oneDNN
+  // and XNNPACK then ran the pool in a partition of its own beside ref's copy.
+  bool pads_all_zero(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs[1] == kNoValue) {
+      const std::vector<int64_t> pads = attr_ints(n.attrs, "pads");
+      return std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+    }
+    const Value& pads = g_.value(n.inputs[1]);
+    if (!pads.is_constant() || !pads.data || pads.type.dtype != DType::i64) return false;
+    std::vector<int64_t> p(static_cast<size_t>(pads.type.numel()));
+    if (!p.empty()) std::memcpy(p.data(), pads.data->data(), p.size() * sizeof(int64_t));
+    return std::all_of(p.begin(), p.end(), [](int64_t x) { return x == 0; });
   }
 
   bool remove_no_op(NodeId id) {

@@ -89,6 +89,26 @@ TEST_CASE("simplify: a Reshape that changes the shape stays, one that keeps it g
   CHECK(ops(g) == std::vector<std::string>{"Relu", "Flatten"});
 }
 
+// torch exports AvgPool2d as a Pad of zeros in front of AveragePool (DenseNet's transitions).
+TEST_CASE("simplify: a Pad of zeros goes, one that pads or crops stays", "[frontend]") {
+  nlohmann::json j = {{"format", "tessera.graph"}, {"version", 1}, {"name", "t"}};
+  j["inputs"] = {{{"name", "x"}, {"dtype", "f32"}, {"shape", {1, 2, 4, 4}}}};
+  j["constants"] = nlohmann::json::parse(R"([
+      {"name": "zeros", "dtype": "i64", "shape": [8], "data": [0, 0, 0, 0, 0, 0, 0, 0]},
+      {"name": "shift", "dtype": "i64", "shape": [8], "data": [0, 0, 1, 0, 0, 0, -1, 0]},
+      {"name": "grow", "dtype": "i64", "shape": [8], "data": [0, 0, 1, 1, 0, 0, 1, 1]}])");
+  j["nodes"] = nlohmann::json::parse(R"([
+      {"name": "none", "op": "Pad", "inputs": ["x", "zeros"], "outputs": ["a"]},
+      {"name": "r", "op": "Relu", "inputs": ["a"], "outputs": ["b"]},
+      {"name": "crop", "op": "Pad", "inputs": ["b", "shift"], "outputs": ["c"]},
+      {"name": "pad", "op": "Pad", "inputs": ["c", "grow"], "outputs": ["y"]}])");
+  j["outputs"] = {"y"};
+  Graph g = graph_from_json(j, "t.json", quiet());
+  SimplifyReport r = simplify_graph(g);
+  CHECK(r.removed == std::vector<std::string>{"none"});
+  CHECK(ops(g) == std::vector<std::string>{"Relu", "Pad", "Pad"});
+}
+
 TEST_CASE("simplify: the ONNX importer simplifies unless asked not to", "[frontend]") {
   SimplifyReport report;
   ImportOptions opt = quiet();
