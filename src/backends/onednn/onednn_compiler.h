@@ -22,7 +22,8 @@
 //
 // Layouts. Convs pick their layouts (any), except that a conv whose source is in channel blocks
 // (aBcd16b: a Winograd conv's output) keeps them for its source and output where oneDNN has such
-// a kernel; deconvs read and write nhwc (onednn_ops.cc). Concat along channels copies whole blocks
+// a kernel; on AVX-512 CPUs a depthwise conv starts channel blocks where they would last, and the
+// conv in front of it writes them (onednn_blocks.cc); deconvs read and write nhwc (onednn_ops.cc). Concat along channels copies whole blocks
 // when some input is blocked, else nhwc or plain slabs (onednn_ops_layout.cc); pooling,
 // batch norm, eltwise and binary run in whatever layout their input has; MatMul, Gemm, softmax and
 // layer norm want plain row-major inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a

@@ -3,64 +3,6 @@
 
 namespace tessera::onednn {
 
-namespace {
-
-// A depthwise 2-D conv of at least 8 channels, one output channel per input channel.
-bool is_depthwise(const Graph& fn, const Node& node) {
-  if (node.op != "Conv") return false;
-  const Shape &xs = fn.value(node.inputs[0]).type.shape, &ys = fn.value(node.outputs[0]).type.shape;
-  const int64_t g = attr_int(node.attrs, "group", 1);
-  return xs.size() == 4 && ys.size() == 4 && g > 1 && g == xs[1] && g == ys[1] && g >= 8;
-}
-
-}  // namespace
-
-bool OnednnProgram::blocks_would_last(size_t n) const {
-  // Depth first over the consumers; a network's blocks are short, the cap keeps a long walk cheap.
-  std::vector<ValueId> todo{fn_.nodes[n].outputs[0]};
-  std::vector<char> seen(fn_.nodes.size(), 0);
-  for (int budget = 256; !todo.empty(); --budget) {
-    const ValueId v = todo.back();
-    todo.pop_back();
-    if (budget == 0 || frame_.is_function_output(v)) return false;
-    for (NodeId c : consumers_[static_cast<size_t>(v)]) {
-      if (seen[static_cast<size_t>(c)]) continue;
-      seen[static_cast<size_t>(c)] = 1;
-      const Node& node = fn_.node(c);
-      if (is_depthwise(fn_, node) || node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool") continue;
-      const bool keeps = node.op == "Conv" || node.op == "MaxPool" || node.op == "AveragePool" ||
-                         node.op == "BatchNormalization" || binary_alg(node.op) || eltwise_ops(fn_, node);
-      if (!keeps) return false;
-      for (ValueId o : node.outputs) todo.push_back(o);
-    }
-  }
-  return true;
-}
-
-bool OnednnProgram::starts_blocks(size_t n) const { return is_depthwise(fn_, fn_.nodes[n]) && blocks_would_last(n); }
-
-bool OnednnProgram::feeds_block_start(size_t n) const {
-  const Shape& ys = fn_.value(fn_.nodes[n].outputs[0]).type.shape;
-  if (ys.size() != 4 || ys[1] < 16) return false;   // fewer channels than a block: nhwc kernels run faster
-  std::vector<ValueId> todo{fn_.nodes[n].outputs[0]};
-  for (int budget = 16; !todo.empty(); --budget) {
-    const ValueId v = todo.back();
-    todo.pop_back();
-    if (budget == 0 || frame_.is_function_output(v) || consumers_[static_cast<size_t>(v)].empty()) return false;
-    if (auto group = unary_of_.find(v); group != unary_of_.end()) {   // a SiLU or HardSwish post-op
-      todo.push_back(group->second.out);
-      continue;
-    }
-    for (NodeId c : consumers_[static_cast<size_t>(v)]) {
-      const Node& node = fn_.node(c);
-      if (starts_blocks(static_cast<size_t>(c))) continue;
-      if (!eltwise_ops(fn_, node) || node.outputs.size() != 1) return false;
-      todo.push_back(node.outputs[0]);
-    }
-  }
-  return true;
-}
-
 void OnednnProgram::build_conv(size_t n, bool transposed) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -134,19 +76,11 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
     // (docs/backends.md), and a chain of convs then crosses no layout.
     std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
-    // A depthwise conv starts channel blocks on AVX-512 CPUs: oneDNN's blocked depthwise kernel
-    // (jit_dw) beats its nhwc one (brdgmm_dw: efficientnet_b0's 16 depthwise convs 3.6 -> 3.0 ms),
-    // and the convs after it keep the blocks (above), so a MobileNet-style network crosses into
-    // blocks once, at its first depthwise conv. Single-oneDNN plans, 1 thread, Zen 4:
-    // mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0 14.1-15.2 -> 13.4-13.6 ms
-    // (docs/backends.md); networks without depthwise convs are unchanged.
-    // Only where the blocks would last to the next depthwise conv: ShuffleNet's depthwise convs
-    // feed a Concat with an nhwc half and a channel shuffle, and blocks there meant reorders and a
-    // ref concat in every unit (single-oneDNN shufflenet_v2 5.5 -> 6.1 ms).
+    // Where blocks start (onednn_blocks.cc): at a depthwise conv whose blocks would last, and in
+    // the conv in front of it, which writes them from a source in format any. Single-oneDNN plans,
+    // 1 thread, Zen 4 (docs/backends.md): mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0
+    // 14.1-15.2 -> 13.4-13.6 ms; networks without depthwise convs are unchanged.
     if (!blocks && ct == f32 && avx512_blocks() && starts_blocks(n)) blocks = tag::aBcd16b;
-    // The conv in front of such a depthwise conv (MobileNet's stem, through its activation) writes
-    // the blocks itself, reading its source in format any: no reorder between the two (mobilenet_v2's
-    // stem and reorder 0.39-0.44 -> 0.31-0.33 ms of its profile, PaddleOCR rec's 0.19 -> 0.12).
     const bool writes_blocks = !blocks && ct == f32 && avx512_blocks() && feeds_block_start(n);
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
       auto make = [&](algorithm alg, bool keep_blocks) {

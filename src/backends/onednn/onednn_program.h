@@ -118,6 +118,7 @@ class OnednnProgram {
 
   // --- one builder per op family (onednn_ops.cc) ---
   void build_conv(size_t n, bool transposed);
+  // Where channel blocks start (onednn_blocks.cc).
   // Whether channel blocks started at depthwise conv n would last: every path from its output,
   // through convs, pooling and elementwise ops (which keep blocks), reaches the next depthwise
   // conv or a global pooling before any other op or the function's end.
