@@ -14,8 +14,8 @@
 # --threads T (default 1): compute threads of tune's measurements, of every run and bench, and
 # ORT's intra-op threads. Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
 # invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
-# `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately*, so both see the
-# same machine load; each side's latency is the median of its R round medians. A round runs at least
+# `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately* (A B, B A, ...), so
+# both see the same machine load; each side's latency is the median of its R round medians. A round runs at least
 # N times and at least MS milliseconds by the plan's predicted latency (default 400: 20 runs of a
 # 0.5 ms model last 10 ms, and one burst of another tenant's work then moves the whole round). Then `tessera
 # bench --cost measure` over the single-backend combinations (each with ref as the fallback for
@@ -106,9 +106,11 @@ c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={
   "$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --check --repeat 1 --threads "$threads" --json > "$out/$m.check.json" 2>"$out/$m.check.log" ||
     echo '{"latency_ms": null, "max_abs_error": null, "ok": false, "failed": true}' > "$out/$m.check.json"
   t_all=() o_all=()
+  time_tessera() { t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)"); }
+  time_ort() { o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$runs" --warmup 3 "${ort_flags[@]}" | json_field median_ms)"); }
+  # A B B A ...: whichever side a drift in the machine's load favours, it favours both alike.
   for r in $(seq "$rounds"); do
-    t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)")
-    o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$runs" --warmup 3 "${ort_flags[@]}" | json_field median_ms)")
+    if [ $((r % 2)) = 1 ]; then time_tessera; time_ort; else time_ort; time_tessera; fi
   done
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" "$isolated" >> "$results"
   if [ "$combos" = 1 ]; then
@@ -132,9 +134,10 @@ sys.exit(0 if cut('$plan') == cut('$out/$m.single.plan.json') else 1)"; then
         continue
       fi
       a_all=() s_all=()
+      time_tuned() { a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)"); }
+      time_single() { s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)"); }
       for r in $(seq "$rounds"); do
-        a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)")
-        s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)")
+        if [ $((r % 2)) = 1 ]; then time_tuned; time_single; else time_single; time_tuned; fi
       done
       printf '%s\t%s\t%s\t%s\n' "$m" "$best" "${a_all[*]}" "${s_all[*]}" >> "$out/vs_single.tsv"
     fi
