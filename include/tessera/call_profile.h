@@ -28,7 +28,9 @@ struct CallProfile {
   std::vector<std::string> nodes;  // the model nodes the call was outlined from (attach_plan_costs)
 };
 
-std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat);
+// `run_ms`, when given, receives each timed run's whole latency (the executor's run, start to end).
+std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,
+                                       std::vector<double>* run_ms = nullptr);
 
 // Fills predicted_ms, backend, partition and nodes from `plan`: a call whose outlined model nodes
 // (Module::outlined_from) are one partition's nodes gets that partition's cost (seconds -> ms).

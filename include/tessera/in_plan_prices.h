@@ -10,8 +10,13 @@
 // the plan itself: the executor runs the whole plan and times every call (call_profile.h).
 //
 //   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
-//   run the plan 5 rounds x 10 times, call medians of the quietest:  in plan  1.21 + 0.23 + 2.63 ms
-//   -> partition costs 1.21, 0.23, 2.63; isolated_cost keeps 1.10, 0.20, 2.40
+//   run the plan 5 rounds x 10 times, call medians of the quietest:  in plan  1.19 + 0.22 + 2.59 ms
+//   that round's median run 4.08 ms: each call's share of it           -> 1.21 + 0.23 + 2.64 ms
+//   -> partition costs 1.21, 0.23, 2.64; isolated_cost keeps 1.10, 0.20, 2.40
+//
+// The quietest round is the one whose median run is shortest. A price is the call's share of that
+// run, not its median alone: a call's delays are one-sided, so the medians of many calls sum to
+// less than a typical run of them all, and the executor's work between calls is the plan's too.
 //
 // Crossings (the executor's layout conversions, once per value and layout) are timed the same way
 // and replace the boundary costs of their value, shared in proportion to the priced ones.
@@ -20,8 +25,8 @@
 // isolated prices (every candidate of every backend cannot be run inside every plan); the plan
 // it returns is verified end to end against the single-backend plans (verified_choice.h), and
 // then priced in place, so `total_cost` is what it runs and `isolated_total_cost` what the search
-// saw. Graph input and output conversions are not charged (CONTRACTS.md), nor is the executor's
-// work before the first call.
+// saw. Graph input and output conversions are not charged (CONTRACTS.md); their share of the run
+// goes with them.
 //
 // Reproducible like every measurement: each price is kept in the cost database, keyed by the
 // plan's latency key (model hash and partition assignment, verified_choice.h) and the partition's
@@ -41,8 +46,8 @@ namespace tessera {
 
 struct InPlanOptions {
   bool may_measure = true;   // false: database lookups only
-  int rounds = 5;            // rounds of `repeat` runs; a call's price is its median in the quietest round
-                             // (the round whose calls sum least)
+  int rounds = 5;            // rounds of `repeat` runs; a call's price is its share of the quietest
+                             // round's median run (the round whose median run is shortest)
   int repeat = 10;
   // The plan's end-to-end latency measured before (tune's race), when known. While the quietest
   // round's calls sum to more than `disturbed` times it, the rounds went through a disturbance
@@ -52,16 +57,18 @@ struct InPlanOptions {
   int max_rounds = 15;
 };
 
-// Whether round r (from 0) runs, the quietest round so far summing `quiet_sum` ms: the first
-// `rounds` always, then while the quietest is `disturbed` times above end_to_end_ms, up to max_rounds.
-bool in_plan_round_runs(int r, double quiet_sum, const InPlanOptions& options);
+// Whether round r (from 0) runs, the quietest round so far with a median run of `quiet_run` ms: the
+// first `rounds` always, then while the quietest is `disturbed` times above end_to_end_ms, up to
+// max_rounds.
+bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options);
 
-// The factor the quietest round's call medians are multiplied by: 1 unless the rounds ended still
-// `disturbed` times above end_to_end_ms (a disturbance that outlasted max_rounds), then
-// end_to_end_ms / quiet_sum. A disturbance slows every call of a round alike, so the calls' shares
-// of the round hold while its level does not: efficientnet_b0's 15 rounds summed 15.5 ms against
-// the race's 12.8, and the plan then ran 12.9-13.4.
-double disturbance_scale(double quiet_sum, const InPlanOptions& options);
+// The factor the quietest round's call medians, summing `calls_ms`, are multiplied by: they then
+// sum to the round's median run `quiet_run`, or to end_to_end_ms when the rounds ended still
+// `disturbed` times above it (a disturbance that outlasted max_rounds). A disturbance slows every
+// call of a round alike, so the calls' shares of the round hold while its level does not:
+// efficientnet_b0's 15 rounds summed 15.5 ms against the race's 12.8, and the plan then ran
+// 12.9-13.4.
+double price_scale(double calls_ms, double quiet_run, const InPlanOptions& options);
 
 // Replaces the costs of `plan`'s partitions and boundaries by their in-plan prices and sets
 // Plan::isolated_total_cost and each Partition::isolated_cost to what they were. Returns false

@@ -9,7 +9,8 @@
 
 namespace tessera {
 
-std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat) {
+std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,
+                                       std::vector<double>* run_ms) {
   using Clock = std::chrono::steady_clock;
   std::vector<CallProfile> calls;
   std::vector<std::vector<double>> samples;
@@ -29,8 +30,10 @@ std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<Hos
   executor.run(inputs);   // warm-up
   for (int r = 0; r < std::max(1, repeat); ++r) {
     step = 0;
-    last = Clock::now();
+    const Clock::time_point start = Clock::now();
+    last = start;
     executor.run(inputs, &observer);
+    if (run_ms) run_ms->push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   for (size_t i = 0; i < calls.size(); ++i) calls[i].median_ms = median(std::move(samples[i]));
   return calls;

@@ -8,6 +8,7 @@
 
 #include "tessera/call_profile.h"
 #include "tessera/executor.h"
+#include "tessera/median.h"
 #include "tessera/model_data.h"
 #include "tessera/structural_hash.h"
 #include "tessera/verified_choice.h"
@@ -42,7 +43,7 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
     return std::nullopt;   // a plan that does not build here has no in-plan prices
   }
   const std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  // The prices come from the quietest round, the one whose calls' medians sum least: a shared
+  // The prices come from the quietest round, the one whose median run is shortest: a shared
   // machine's disturbance (another tenant's burst) slows every call of the rounds it overlaps, and
   // a median across rounds keeps it whenever it lasts through half of them (resnet18 priced
   // 24.8 ms in a disturbed tune, 22.0 ms in quiet).
@@ -50,18 +51,24 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
   // rounds of mobilenet_v2's XNNPACK function summed 5.9 ms against 3.9-4.5 in quiet); the plan's
   // end-to-end latency from just before tells: rounds go on while the quietest is well above it.
   std::vector<CallProfile> calls;   // the quietest round's
-  double quiet_sum = 0.0;
-  for (int r = 0; in_plan_round_runs(r, quiet_sum, options); ++r) {
-    std::vector<CallProfile> round = profile_calls(*executor, inputs, std::max(1, options.repeat));
-    double sum = 0.0;
-    for (const CallProfile& call : round) sum += call.median_ms;
-    if (r == 0 || sum < quiet_sum) {
+  double quiet_run = 0.0;           // its median run, ms
+  for (int r = 0; in_plan_round_runs(r, quiet_run, options); ++r) {
+    std::vector<double> runs;
+    std::vector<CallProfile> round = profile_calls(*executor, inputs, std::max(1, options.repeat), &runs);
+    const double run = median(std::move(runs));
+    if (r == 0 || run < quiet_run) {
       calls = std::move(round);
-      quiet_sum = sum;
+      quiet_run = run;
     }
   }
   attach_plan_costs(calls, *executor, plan);
-  const double scale = disturbance_scale(quiet_sum, options);
+  // Each call's price is its share of the round's median run: its median, scaled so that the
+  // calls sum to that run. A call's delays are one-sided (an interrupt, a cache refill), so the
+  // medians of many calls sum to less than a typical run (shufflenet_v2's 63 partitions: 4.24 ms
+  // against runs of 4.5-4.8), and the executor's work between calls belongs to the plan too.
+  double sum = 0.0;
+  for (const CallProfile& call : calls) sum += call.median_ms;
+  const double scale = price_scale(sum, quiet_run, options);
   Prices prices;
   prices.partitions.resize(plan.partitions.size());
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -78,14 +85,15 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
 
 }  // namespace
 
-bool in_plan_round_runs(int r, double quiet_sum, const InPlanOptions& options) {
+bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options) {
   if (r < std::max(1, options.rounds)) return true;
-  return r < options.max_rounds && options.end_to_end_ms && quiet_sum > *options.end_to_end_ms * options.disturbed;
+  return r < options.max_rounds && options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
 }
 
-double disturbance_scale(double quiet_sum, const InPlanOptions& options) {
-  if (!options.end_to_end_ms || quiet_sum <= *options.end_to_end_ms * options.disturbed) return 1.0;
-  return *options.end_to_end_ms / quiet_sum;
+double price_scale(double calls_ms, double quiet_run, const InPlanOptions& options) {
+  if (calls_ms <= 0.0 || quiet_run <= 0.0) return 1.0;
+  const bool disturbed = options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
+  return (disturbed ? *options.end_to_end_ms : quiet_run) / calls_ms;
 }
 
 bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,

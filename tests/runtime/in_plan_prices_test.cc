@@ -99,11 +99,15 @@ TEST_CASE("in-plan prices: rounds go on while the quietest is well above the pla
   CHECK(in_plan_round_runs(0, 0.0, o));
 }
 
-TEST_CASE("in-plan prices: a disturbance that outlasts every round is scaled to the end-to-end latency") {
+TEST_CASE("in-plan prices: the calls' medians become shares of the quietest round's median run") {
   InPlanOptions o;
-  CHECK(disturbance_scale(15.5, o) == 1.0);    // no end-to-end figure: the rounds as measured
+  // Many calls: their medians sum below the run (shufflenet_v2's 63 partitions).
+  CHECK(price_scale(4.24, 4.60, o) == Approx(4.60 / 4.24));
+  CHECK(price_scale(4.24, 4.24, o) == 1.0);
+  CHECK(price_scale(0.0, 4.60, o) == 1.0);     // nothing timed: nothing to share
   o.end_to_end_ms = 12.8;
-  CHECK(disturbance_scale(13.5, o) == 1.0);    // within 10%: the rounds' own level
-  CHECK(disturbance_scale(15.5, o) == Approx(12.8 / 15.5));
-  CHECK(disturbance_scale(12.0, o) == 1.0);    // below it: never scaled up
+  CHECK(price_scale(13.2, 13.5, o) == Approx(13.5 / 13.2));   // within 10% of the race: the round's level
+  // A disturbance that outlasted every round: the race's latency, shared alike.
+  CHECK(price_scale(15.1, 15.5, o) == Approx(12.8 / 15.1));
+  CHECK(price_scale(11.8, 12.0, o) == Approx(12.0 / 11.8));   // below the race: never raised to it
 }
