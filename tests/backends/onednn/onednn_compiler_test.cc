@@ -561,9 +561,9 @@ TEST_CASE("onednn: the conv in front of a depthwise conv that starts blocks writ
 
 // ShuffleNet's unit: a half of the channels through 1x1, depthwise 3x3, 1x1, concatenated with
 // the other half (a 1x1 conv's nhwc output here), then shuffled. Blocks started at the depthwise conv
-// would not last to the next one: the Concat would mix a blocked and an nhwc input (oneDNN's ref
-// concat) and the shuffle reorder them back. So the depthwise conv keeps format any, and the unit
-// crosses no layout between its convs.
+// would not last to the next one: the Concat would mix a blocked and an nhwc input and the
+// shuffle reorder them back (in shufflenet_v2, 16 ref concats and 80 reorders). So the depthwise
+// conv keeps format any.
 TEST_CASE("onednn: a depthwise conv whose blocks would not last keeps format any") {
   FunctionBuilder b;
   const Shape half{1, 16, 14, 14}, whole{1, 32, 14, 14};
