@@ -62,6 +62,9 @@ tessera="$build/tessera"
 scripts/fetch_onnxruntime.sh
 mkdir -p "$out"
 json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+# alternately A B: R rounds of A then B, B then A, ... (whichever side a drift in the machine's
+# load favours, it favours both alike).
+alternately() { for r in $(seq "$rounds"); do if [ $((r % 2)) = 1 ]; then "$1"; "$2"; else "$2"; "$1"; fi; done; }
 
 # model_of NAME: sets $model (the file) and $shape ("" or name=AxBxC).
 model_of() {
@@ -108,10 +111,7 @@ c = collections.Counter(x['backend'] for x in p); print(len(p), ' '.join(f'{k}={
   t_all=() o_all=()
   time_tessera() { t_all+=("$( ("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json 2>/dev/null || echo '{"latency_ms": "nan"}') | json_field latency_ms)"); }
   time_ort() { o_all+=("$(node bench/peer/ort_bench.js "$model" "$threads" --runs "$runs" --warmup 3 "${ort_flags[@]}" | json_field median_ms)"); }
-  # A B B A ...: whichever side a drift in the machine's load favours, it favours both alike.
-  for r in $(seq "$rounds"); do
-    if [ $((r % 2)) = 1 ]; then time_tessera; time_ort; else time_ort; time_tessera; fi
-  done
+  alternately time_tessera time_ort
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$predicted" "${t_all[*]}" "${o_all[*]}" "$(cat "$out/$m.check.json")" "$tune_s" "$partitions" "$isolated" >> "$results"
   if [ "$combos" = 1 ]; then
     # shellcheck disable=SC2086
@@ -136,9 +136,7 @@ sys.exit(0 if cut('$plan') == cut('$out/$m.single.plan.json') else 1)"; then
       a_all=() s_all=()
       time_tuned() { a_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$plan" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)"); }
       time_single() { s_all+=("$("$tessera" run "$model" "${shape_flags[@]}" --plan "$out/$m.single.plan.json" --repeat "$runs" --threads "$threads" --json | json_field latency_ms)"); }
-      for r in $(seq "$rounds"); do
-        if [ $((r % 2)) = 1 ]; then time_tuned; time_single; else time_single; time_tuned; fi
-      done
+      alternately time_tuned time_single
       printf '%s\t%s\t%s\t%s\n' "$m" "$best" "${a_all[*]}" "${s_all[*]}" >> "$out/vs_single.tsv"
     fi
   fi

@@ -250,6 +250,12 @@ std::optional<IntTensor> evaluate(const Graph& g, const Node& n) {
 
 }  // namespace
 
+std::optional<std::vector<int64_t>> constant_ints(const Graph& g, ValueId v) {
+  std::optional<IntTensor> t = read(g, v);
+  if (!t) return std::nullopt;
+  return std::move(t->v);
+}
+
 int fold_shape_computations(Graph& g, std::vector<char>& known, std::vector<char>& folded) {
   int count = 0;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {

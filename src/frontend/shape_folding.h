@@ -13,6 +13,7 @@
 // Scale: only tensors up to kMaxFoldElements elements are folded; this is about shapes, not data.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "tessera/graph.h"
@@ -24,5 +25,8 @@ inline constexpr int64_t kMaxFoldElements = 64;
 // Folds what it can among nodes not yet folded; marks them in `folded` and their outputs as
 // known constants. Returns how many nodes it folded.
 int fold_shape_computations(Graph& g, std::vector<char>& known, std::vector<char>& folded);
+
+// The values of an integer constant with data (at most kMaxFoldElements of them), or nullopt.
+std::optional<std::vector<int64_t>> constant_ints(const Graph& g, ValueId v);
 
 }  // namespace tessera::detail

@@ -10,6 +10,7 @@
 
 #include "tessera/attribute.h"
 #include "tessera/boundary_layout.h"
+#include "shape_folding.h"
 
 namespace tessera {
 namespace {
@@ -104,15 +105,10 @@ class Simplifier {
   // torch exports AvgPool2d as one in front of AveragePool (DenseNet's transitions), and oneDNN
   // and XNNPACK then ran the pool in a partition of its own beside ref's copy.
   bool pads_all_zero(const Node& n) const {
-    if (n.inputs.size() < 2 || n.inputs[1] == kNoValue) {
-      const std::vector<int64_t> pads = attr_ints(n.attrs, "pads");
-      return std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
-    }
-    const Value& pads = g_.value(n.inputs[1]);
-    if (!pads.is_constant() || !pads.data || pads.type.dtype != DType::i64) return false;
-    std::vector<int64_t> p(static_cast<size_t>(pads.type.numel()));
-    if (!p.empty()) std::memcpy(p.data(), pads.data->data(), p.size() * sizeof(int64_t));
-    return std::all_of(p.begin(), p.end(), [](int64_t x) { return x == 0; });
+    const bool attribute = n.inputs.size() < 2 || n.inputs[1] == kNoValue;
+    const std::optional<std::vector<int64_t>> pads =
+        attribute ? attr_ints(n.attrs, "pads") : detail::constant_ints(g_, n.inputs[1]);
+    return pads && std::all_of(pads->begin(), pads->end(), [](int64_t p) { return p == 0; });
   }
 
   bool remove_no_op(NodeId id) {

@@ -85,15 +85,23 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
 
 }  // namespace
 
+namespace {
+
+// Whether the quietest round so far is still `disturbed` times above the race's latency.
+bool still_disturbed(double quiet_run, const InPlanOptions& options) {
+  return options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
+}
+
+}  // namespace
+
 bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options) {
   if (r < std::max(1, options.rounds)) return true;
-  return r < options.max_rounds && options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
+  return r < options.max_rounds && still_disturbed(quiet_run, options);
 }
 
 double price_scale(double calls_ms, double quiet_run, const InPlanOptions& options) {
   if (calls_ms <= 0.0 || quiet_run <= 0.0) return 1.0;
-  const bool disturbed = options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
-  return (disturbed ? *options.end_to_end_ms : quiet_run) / calls_ms;
+  return (still_disturbed(quiet_run, options) ? *options.end_to_end_ms : quiet_run) / calls_ms;
 }
 
 bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,
