@@ -2,7 +2,9 @@
 //
 // Terms. A *contender* is a complete plan for the model: the search's mixed plan (and its merged
 // variant), and for every backend B of the run the plan `single:B` (B plus the fallback, as
-// `tessera partition --search single:B` builds it from the same costs). The search is optimal for
+// `tessera partition --search single:B` builds it from the same costs) and "B+ref", the search
+// over B and the fallback alone (with its merged variant): what `tessera partition --backends
+// ref,B` weighs, so that command decides from the same verdicts. The search is optimal for
 // its cost model; the cost model is not the machine. So before a tuned plan ships, every distinct
 // contender is compiled and timed end to end (the executor, seeded inputs), and the fastest is
 // returned.

@@ -44,6 +44,48 @@ std::optional<Plan> merged_contender(const Graph& graph, const std::vector<Backe
   }
 }
 
+// For every backend B other than the fallbacks, the contenders `tessera partition --backends
+// B,<fallbacks> --cost measure` weighs: the search over B and the fallbacks, and its merged
+// variant (labels "B+ref", "B+ref:merged"). Raced here, their latencies are in the database, so
+// that partition command (how a user, and bench_vs_ort.sh, builds "B with ref") finds every
+// contender it knows and makes the same choice tune made among them, instead of keeping its
+// search's plan undecided. squeezenet1_1: tune shipped single:onednn (Flatten inside the oneDNN
+// function), the `ref,onednn` partition kept Flatten on ref, and two plans 1% apart were timed
+// against each other as "tuned against best single". Nothing when B is the run's only backend
+// besides the fallbacks (the search's own plan is that pair's plan).
+std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector<BackendSpec>& offered,
+                                           const CostModel& model, const PartitionOptions& options,
+                                           const std::function<bool(const std::string&)>& is_reduced) {
+  std::vector<BackendSpec> fallbacks;
+  std::string fallback_names;
+  for (const BackendSpec& b : offered)
+    if (b.all_ops) {
+      fallbacks.push_back(b);
+      fallback_names += "+" + b.name;
+    }
+  std::vector<PlanContender> pairs;
+  if (fallbacks.empty() || offered.size() <= fallbacks.size() + 1) return pairs;
+  for (const BackendSpec& b : offered) {
+    if (b.all_ops) continue;
+    std::vector<BackendSpec> pair;   // in the run's order, as `--backends` would list them
+    for (const BackendSpec& x : offered)
+      if (x.all_ops || x.name == b.name) pair.push_back(x);
+    PartitionOptions po = options;
+    po.search = "collage";
+    po.allow = nullptr;
+    const std::string label = b.name + fallback_names;
+    try {
+      Plan plan = partition_graph(graph, pair, model, po).plan;
+      std::optional<Plan> merged = merged_contender(graph, pair, model, po, plan, is_reduced);
+      pairs.push_back(PlanContender{.label = label, .plan = std::move(plan)});
+      if (merged) pairs.push_back(PlanContender{.label = label + ":merged", .plan = std::move(*merged)});
+    } catch (const UserError&) {
+      continue;   // no plan over that pair: nothing for the partition command to weigh either
+    }
+  }
+  return pairs;
+}
+
 std::vector<std::string> choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
                                          PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
@@ -76,6 +118,8 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
   };
   if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced))
     offer(options.search + ":merged", std::move(*merged), false);
+  for (const PlanContender& pair : pair_contenders(graph, offered, model, options, is_reduced))
+    offer(pair.label, pair.plan, false);
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;

@@ -1,6 +1,7 @@
 // The verified-choice step shared by `tune` and `partition --cost measure` (verified_choice.h):
-// the search's plan and one `single:<backend>` plan per backend (fallbacks such as ref aside)
-// compared end to end; the fastest replaces outcome.plan and the figures are recorded in it.
+// the search's plan, and per backend (fallbacks such as ref aside) its `single:<backend>` plan and
+// the search over that backend and the fallback ("onednn+ref"), compared end to end; the fastest
+// replaces outcome.plan and the figures are recorded in it.
 //
 // Accuracy (budgeted_partition.h): a contender on a reduced-precision backend (single:onednn_bf16)
 // is one only under a budget E > 0, and then only if its end-to-end error on the calibration

@@ -123,6 +123,41 @@ TEST_CASE("tessera bench --cost measure shows the plan tune returned, not the on
   CHECK(rows[0]["chosen"] == tuned["verified"]["chosen"]);
 }
 
+TEST_CASE("after tune, partition --backends ref,X --cost measure weighs X's plans as tune did") {
+  // Users (and scripts/bench_vs_ort.sh) build "X with ref" with the partition command. Its own
+  // contenders (the search over ref and X, its merged variant, single:X) are raced by tune too, so
+  // it decides from the database instead of keeping an unmeasured plan; where tune's plan is one
+  // of them, it is the same plan.
+  TempDir dir;
+  const std::string db = dir.file("costs.db"), plan = dir.file("plan.json");
+  Process t = tessera_cli("tune data/models/conv_block.json --backends ref,onednn,eigen --cache " + db +
+                          " --budget-ms 2 --repeat 5 --plan " + plan);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  auto cut = [](const nlohmann::json& j) {
+    std::vector<std::pair<std::string, nlohmann::json>> c;
+    for (const auto& p : j["partitions"]) c.emplace_back(p["backend"], p["nodes"]);
+    return c;
+  };
+  const nlohmann::json tuned = nlohmann::json::parse(read_file(plan));
+  for (const std::string x : {"onednn", "eigen"}) {
+    const std::string pair = dir.file(x + ".json"), single = dir.file(x + ".single.json");
+    Process p = tessera_cli("partition data/models/conv_block.json --backends ref," + x + " --cost measure --cache " +
+                            db + " --plan " + pair);
+    Process s = tessera_cli("partition data/models/conv_block.json --backends ref," + x + " --search single:" + x +
+                            " --cost measure --cache " + db + " --plan " + single);
+    INFO(x << ": " << p.err << s.err);
+    REQUIRE(p.exit_code == 0);
+    REQUIRE(s.exit_code == 0);
+    const nlohmann::json pj = nlohmann::json::parse(read_file(pair));
+    // Decided from tune's verdicts, or nothing to decide (the search's plan is single:X).
+    CHECK((pj.contains("verified") || cut(pj) == cut(nlohmann::json::parse(read_file(single)))));
+    bool within = true;
+    for (const auto& q : tuned["partitions"]) within = within && (q["backend"] == "ref" || q["backend"] == x);
+    if (within) CHECK(cut(pj) == cut(tuned));
+  }
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
