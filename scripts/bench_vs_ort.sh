@@ -22,7 +22,8 @@
 # ops the backend lacks) and the full mix (the plan tune returned: bench looks up tune's end-to-end
 # verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
-# plan fidelity (predicted total / measured end to end); and the tuned plan against the best single
+# plan fidelity (predicted total / measured end to end, against the median round and against the
+# quietest round, the statistic tune's prediction itself takes: in_plan_prices.h); and the tuned plan against the best single
 # backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
 # for R rounds, the comparison that holds on a shared machine (1.00x, untimed, when tune returned
 # that very plan). --no-coalesce tunes plans whose functions
@@ -146,8 +147,8 @@ done
 import json, math, statistics, sys
 results, out, combos, combo_list = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4].split()
 rows = [line.rstrip("\n").split("\t") for line in open(results) if line.strip()]
-print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | isolated / measured | --check | tune s | partitions |")
-print("|---|---|---|---:|---:|---:|---:|---|---:|---|")
+print("\n| model | tessera ms (rounds) | ORT 1.30 ms (rounds) | tessera / ORT | predicted ms | predicted / measured | predicted / quietest round | isolated / measured | --check | tune s | partitions |")
+print("|---|---|---|---:|---:|---:|---:|---:|---|---:|---|")
 ratios = []
 for m, pred, t, o, check, tune_s, parts, iso in rows:
     t = [float(x) for x in t.split()]; o = [float(x) for x in o.split()]
@@ -155,7 +156,7 @@ for m, pred, t, o, check, tune_s, parts, iso in rows:
     if not math.isnan(tm): ratios.append(tm / om)
     c = json.loads(check)
     print(f"| {m} | {tm:.2f} ({', '.join(f'{x:.1f}' for x in t)}) | {om:.2f} ({', '.join(f'{x:.1f}' for x in o)}) | "
-          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | {float(iso)/tm:.2f} | "
+          f"{tm/om:.2f} | {float(pred):.2f} | {float(pred)/tm:.2f} | {float(pred)/min(t):.2f} | {float(iso)/tm:.2f} | "
           + ("run failed (see .check.log)" if c.get("failed") else f"ok={c['ok']} err={c['max_abs_error']:.2g}") + f" | {tune_s} | {parts} |")
 if ratios:
     print(f"\ngeometric mean tessera / ORT over {len(ratios)} models that ran: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
