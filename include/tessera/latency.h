@@ -5,6 +5,7 @@
 // inputs are prepared before, nothing is copied inside.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "tessera/executor.h"
@@ -18,6 +19,10 @@ struct LatencyStats {
   std::vector<double> samples_ms;   // in run order
 };
 
-LatencyStats measure_latency(Executor& executor, const std::vector<HostTensor>& inputs, int repeat, int warmup = 1);
+// `give_up_above_ms`: when the first timed run takes longer, the rest are skipped and that run is
+// the result (a plan already that far behind what it is raced against need not be timed further;
+// verified_choice.h). Infinite by default: every run is timed.
+LatencyStats measure_latency(Executor& executor, const std::vector<HostTensor>& inputs, int repeat, int warmup = 1,
+                             double give_up_above_ms = std::numeric_limits<double>::infinity());
 
 }  // namespace tessera

@@ -13,7 +13,9 @@
 //   round 1      every contender not in the database: `repeat` runs, the median
 //   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
 //                fastest cannot win, and its seconds per round would stretch the time between the
-//                rounds of the close ones)
+//                rounds of the close ones); in any round, a contender whose first run takes
+//                `give_up_above` times the best so far stops after that run (resnet18's eigen and
+//                halide plans, 1.4 s a run against 21 ms: 11 runs each took 100 of tune's 149 s)
 //   rounds R+1.. while two or more are within `close` of the best, only those, up to
 //                `max_rounds` (efficientnet_b0's single:onednn and single:xnnpack timed 12.91
 //                and 12.97 ms after 7 rounds, while separate processes put XNNPACK 3-5% ahead)
@@ -64,18 +66,21 @@ struct VerifyOptions {
   int rounds = 7;              // interleaved rounds at most; a contender's latency is its quietest round
   int repeat = 10;             // timed runs per round (median)
   double drop_above = 1.5;     // after round 1, contenders this many times the best run no more rounds
+  double give_up_above = 3.0;  // a round whose first run takes this many times the best so far ends there
   double close = 1.03;         // after `rounds`, contenders this close to the best race on...
   int max_rounds = 15;         // ...up to this many rounds
   double tie_margin = 0.02;    // a mixed plan must be this much faster than the best single-backend plan
 };
 
-// The race's schedule on its own (what choose_fastest_plan runs with executors): `time_round(i)`
-// times one round of contender i and returns its median in ms; `known[i]` is a latency from the
-// database (then i is not timed). Returns each contender's quietest round (or its known latency;
+// The race's schedule on its own (what choose_fastest_plan runs with executors): `time_round(i,
+// give_up_above_ms)` times one round of contender i and returns its median in ms, or the first
+// run alone when that run took longer than give_up_above_ms (`give_up_above` times the best
+// latency known when the round starts; infinite while none is known); `known[i]` is a latency
+// from the database (then i is not timed). Returns each contender's quietest round (or its known latency;
 // none when it was never timed, e.g. time_round(i) threw before).
 std::vector<std::optional<double>> race_contenders(const std::vector<std::optional<double>>& known,
                                                    const std::vector<char>& to_time,
-                                                   const std::function<double(size_t)>& time_round,
+                                                   const std::function<double(size_t, double)>& time_round,
                                                    const VerifyOptions& options);
 
 // The winner among contenders whose latencies are known (see the header comment): the fastest

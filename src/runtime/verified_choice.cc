@@ -2,6 +2,7 @@
 #include "tessera/verified_choice.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "tessera/error.h"
@@ -40,15 +41,14 @@ CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& 
 
 std::vector<std::optional<double>> race_contenders(const std::vector<std::optional<double>>& known,
                                                    const std::vector<char>& to_time,
-                                                   const std::function<double(size_t)>& time_round,
+                                                   const std::function<double(size_t, double)>& time_round,
                                                    const VerifyOptions& options) {
   const size_t n = known.size();
   std::vector<std::optional<double>> quietest = known;
-  auto leader = [&] {
-    double best = 0.0;
-    bool any = false;
+  auto leader = [&] {   // the best latency so far; infinite while none is known
+    double best = std::numeric_limits<double>::infinity();
     for (const std::optional<double>& q : quietest)
-      if (q && (!any || *q < best)) best = *q, any = true;
+      if (q && *q < best) best = *q;
     return best;
   };
   std::vector<char> running(n, 0);
@@ -57,7 +57,7 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
   for (int round = 0; round < std::max(rounds, options.max_rounds); ++round) {
     for (size_t i = 0; i < n; ++i) {
       if (!running[i]) continue;
-      const double ms = time_round(i);
+      const double ms = time_round(i, leader() * options.give_up_above);
       if (!quietest[i] || ms < *quietest[i]) quietest[i] = ms;
     }
     // Who can still win: within drop_above of the leader, and after `rounds`, within `close` of
@@ -141,21 +141,22 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
       }
     }
     const int repeat = std::max(1, options.repeat);
-    std::vector<int64_t> rounds(contenders.size(), 0);
+    std::vector<int64_t> runs(contenders.size(), 0);
     std::vector<std::optional<double>> known;
     for (const PlanContender& c : contenders) known.push_back(c.latency_ms);
     std::vector<std::optional<double>> raced = race_contenders(
         known, to_time,
-        [&](size_t i) {
-          ++rounds[i];
-          return measure_latency(*executors[i], inputs, repeat).median_ms;
+        [&](size_t i, double give_up_above_ms) {
+          LatencyStats s = measure_latency(*executors[i], inputs, repeat, 1, give_up_above_ms);
+          runs[i] += static_cast<int64_t>(s.samples_ms.size());
+          return s.median_ms;
         },
         options);
     for (size_t i = 0; i < contenders.size(); ++i) {
       if (!to_time[i] || !raced[i]) continue;
       contenders[i].latency_ms = raced[i];
       contenders[i].measured_now = true;
-      if (database) database->insert(keys[i], CostEntry{Cost::value(*raced[i] * 1e-3), 0.0, rounds[i] * repeat});
+      if (database) database->insert(keys[i], CostEntry{Cost::value(*raced[i] * 1e-3), 0.0, runs[i]});
     }
   }
 

@@ -12,6 +12,7 @@
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
 #include "tessera/executor.h"
+#include "tessera/latency.h"
 #include "tessera/model_data.h"
 #include "tessera/model_loader.h"
 #include "tessera/ref_check.h"
@@ -84,6 +85,17 @@ TEST_CASE("executor: outputs are deterministic and repeated runs agree") {
   CHECK(first[0].bytes == second[0].bytes);
   CHECK(executor.module().external_modules.size() == executor.module().functions.size());
   CHECK(executor.codegen_skipped().empty());
+}
+
+TEST_CASE("measure_latency times every run, or gives up after a first run above the bar") {
+  Graph g = load_model("data/models/conv_block.json");
+  Executor executor(g, roofline_plan(g, "ref,onednn"));
+  std::vector<HostTensor> x = model_inputs(g, 0);
+  CHECK(measure_latency(executor, x, 5).samples_ms.size() == 5);
+  CHECK(measure_latency(executor, x, 5, 1, 1e9).samples_ms.size() == 5);
+  LatencyStats gave_up = measure_latency(executor, x, 5, 1, 0.0);
+  REQUIRE(gave_up.samples_ms.size() == 1);
+  CHECK(gave_up.median_ms == gave_up.samples_ms[0]);
 }
 
 TEST_CASE("executor: partition outputs are compared, not only model outputs") {

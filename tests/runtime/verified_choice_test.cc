@@ -56,13 +56,21 @@ TEST_CASE("the race times close contenders again and keeps each one's quietest r
   std::vector<size_t> calls(3, 0);
   VerifyOptions options;
   options.rounds = 4;
-  auto time_round = [&](size_t i) { return script[i].at(calls[i]++); };
+  std::vector<double> give_up(3, 0.0);   // the bar each contender's last round was given
+  auto time_round = [&](size_t i, double give_up_above_ms) {
+    give_up[i] = give_up_above_ms;
+    return script[i].at(calls[i]++);
+  };
   std::vector<std::optional<double>> known = {std::nullopt, std::nullopt, 7.3};
   auto raced = race_contenders(known, {1, 1, 0}, time_round, options);
   CHECK(calls == std::vector<size_t>{4, 1, 0});   // the hopeless one ran round 1 only; the known one never
   CHECK(*raced[0] == 7.0);
   CHECK(*raced[1] == 300.0);
   CHECK(*raced[2] == 7.3);
+  // A round may end after its first run when that run is give_up_above (3x) the best so far: the
+  // database's 7.3 before anything ran, then contender 0's quietest round.
+  CHECK(give_up[1] == Approx(3 * 7.3));
+  CHECK(give_up[0] == Approx(3 * 7.0));
 
   SECTION("the race ends when no two contenders are close") {
     calls.assign(3, 0);
@@ -81,7 +89,7 @@ TEST_CASE("the race goes on between contenders within `close` of the best, up to
   options.rounds = 2;
   options.max_rounds = 5;
   auto raced = race_contenders({std::nullopt, std::nullopt, std::nullopt}, {1, 1, 1},
-                               [&](size_t i) { return script[i].at(calls[i]++); }, options);
+                               [&](size_t i, double) { return script[i].at(calls[i]++); }, options);
   CHECK(calls == std::vector<size_t>{5, 5, 2});
   CHECK(*raced[0] == 9.9);
   CHECK(*raced[1] == 10.1);
