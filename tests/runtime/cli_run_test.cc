@@ -23,6 +23,15 @@ const std::string kMlp = " data/models/tiny_mlp.json";   // input x: f32 [1, 16]
 
 Process tessera_cli(const std::string& args) { return run_command(tessera_binary() + " " + args); }
 
+// `tessera tune` of conv_block over ref,onednn,eigen with measured costs into `db`; the plan it wrote.
+nlohmann::json tune_conv_block(const std::string& db, const std::string& plan) {
+  Process t = tessera_cli("tune data/models/conv_block.json --backends ref,onednn,eigen --cache " + db +
+                          " --budget-ms 2 --repeat 5 --plan " + plan);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  return nlohmann::json::parse(read_file(plan));
+}
+
 }  // namespace
 
 TEST_CASE("tessera run --json prints exactly latency_ms, max_abs_error, ok") {
@@ -107,12 +116,8 @@ TEST_CASE("tessera bench --cost measure shows the plan tune returned, not the on
   // tune times the search's plan against single-backend plans end to end and keeps the verdicts in
   // the database; bench over the same backends and database makes the same choice, as partition does.
   TempDir dir;
-  const std::string db = dir.file("costs.db"), plan = dir.file("plan.json");
-  Process t = tessera_cli("tune data/models/conv_block.json --backends ref,onednn,eigen --cache " + db +
-                          " --budget-ms 2 --repeat 5 --plan " + plan);
-  INFO(t.err);
-  REQUIRE(t.exit_code == 0);
-  const nlohmann::json tuned = nlohmann::json::parse(read_file(plan));
+  const std::string db = dir.file("costs.db");
+  const nlohmann::json tuned = tune_conv_block(db, dir.file("plan.json"));
   REQUIRE(tuned.contains("verified"));   // the search's plan and single:onednn, single:eigen differ
   Process b = tessera_cli("bench data/models/conv_block.json --combos ref,onednn,eigen --cost measure --cache " + db +
                           " --repeat 2 --json");
@@ -129,17 +134,13 @@ TEST_CASE("after tune, partition --backends ref,X --cost measure weighs X's plan
   // it decides from the database instead of keeping an unmeasured plan; where tune's plan is one
   // of them, it is the same plan.
   TempDir dir;
-  const std::string db = dir.file("costs.db"), plan = dir.file("plan.json");
-  Process t = tessera_cli("tune data/models/conv_block.json --backends ref,onednn,eigen --cache " + db +
-                          " --budget-ms 2 --repeat 5 --plan " + plan);
-  INFO(t.err);
-  REQUIRE(t.exit_code == 0);
+  const std::string db = dir.file("costs.db");
+  const nlohmann::json tuned = tune_conv_block(db, dir.file("plan.json"));
   auto cut = [](const nlohmann::json& j) {
     std::vector<std::pair<std::string, nlohmann::json>> c;
     for (const auto& p : j["partitions"]) c.emplace_back(p["backend"], p["nodes"]);
     return c;
   };
-  const nlohmann::json tuned = nlohmann::json::parse(read_file(plan));
   for (const std::string x : {"onednn", "eigen"}) {
     const std::string pair = dir.file(x + ".json"), single = dir.file(x + ".single.json");
     Process p = tessera_cli("partition data/models/conv_block.json --backends ref," + x + " --cost measure --cache " +
