@@ -23,8 +23,8 @@
 # verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
 # latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
 # plan fidelity (predicted total / measured end to end, against the median round and against the
-# quietest round, the statistic tune's prediction itself takes: in_plan_prices.h); and the tuned plan against the best single
-# backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
+# quietest round, the statistic tune's prediction itself takes: in_plan_prices.h); and the tuned
+# plan against the best single backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
 # for R rounds, the comparison that holds on a shared machine (1.00x, untimed, when tune returned
 # that very plan). --no-coalesce tunes plans whose functions
 # are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
