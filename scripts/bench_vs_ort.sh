@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tessera vs ONNX Runtime (CPU provider, onnxruntime-node), one thread, same machine, same run.
+# tessera vs ONNX Runtime (CPU provider, onnxruntime-node), same machine, same run, 1 thread by default.
 #
 #   scripts/bench_vs_ort.sh [--build DIR] [--models "resnet18 ..."] [--backends L] [--rounds R]
 #                           [--repeat N] [--min-round-ms MS] [--threads T] [--out DIR] [--no-combos]
@@ -12,23 +12,30 @@
 # Backends: all six by default (ref,onednn,eigen,blas,xnnpack,halide).
 #
 # --threads T (default 1): compute threads of tune's measurements, of every run and bench, and
-# ORT's intra-op threads. Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between
-# invocations so a rerun measures nothing twice) writes the tuned plan; then R rounds, each running
-# `tessera run --json --repeat N` and ORT's ort_bench.js --runs N *alternately* (A B, B A, ...), so
-# both see the same machine load; each side's latency is the median of its R round medians. A round runs at least
-# N times and at least MS milliseconds by the plan's predicted latency (default 400: 20 runs of a
-# 0.5 ms model last 10 ms, and one burst of another tenant's work then moves the whole round). Then `tessera
-# bench --cost measure` over the single-backend combinations (each with ref as the fallback for
-# ops the backend lacks) and the full mix (the plan tune returned: bench looks up tune's end-to-end
-# verdicts, so a mix that lost to one backend shows as that backend, marked in the table). Prints markdown tables (docs/benchmarks.md keeps them):
-# latency ratio tessera/ORT per model and its geometric mean; best single backend vs best mix;
-# plan fidelity (predicted total / measured end to end, against the median round and against the
-# quietest round, the statistic tune's prediction itself takes: in_plan_prices.h); and the tuned
-# plan against the best single backend's plan (`partition --backends ref,X --cost measure` on the same database), run alternately
-# for R rounds, the comparison that holds on a shared machine (1.00x, untimed, when tune returned
-# that very plan). --no-coalesce tunes plans whose functions
-# are exactly the measured candidates (tune --no-coalesce). A tessera run that fails (a backend
-# crash) is reported as failed and the script goes on. Needs scripts/fetch_onnxruntime.sh.
+# ORT's intra-op threads.
+#
+# Per model: `tessera tune` on the backends (cost database DIR/costs.db, kept between invocations
+# so a rerun measures nothing twice) writes the tuned plan. Then R rounds, each running `tessera
+# run --json --repeat N` and ORT's ort_bench.js --runs N *alternately* (A B, B A, ...), so both see
+# the same machine load; each side's latency is the median of its R round medians. A round runs at
+# least N times and at least MS milliseconds by the plan's predicted latency (default 400: 20 runs
+# of a 0.5 ms model last 10 ms, and one burst of another tenant's work then moves the whole round).
+# Then `tessera bench --cost measure` over the single-backend combinations (each with ref as the
+# fallback for ops the backend lacks) and the full mix (the plan tune returned: bench looks up
+# tune's end-to-end verdicts, so a mix that lost to one backend shows as that backend, marked in
+# the table).
+#
+# Prints markdown tables (docs/benchmarks.md keeps them): latency ratio tessera/ORT per model and
+# its geometric mean; best single backend vs best mix; plan fidelity (predicted total / measured
+# end to end, against the median round and against the quietest round, the statistic tune's
+# prediction itself takes: in_plan_prices.h); and the tuned plan against the best single backend's
+# plan (`partition --backends ref,X --cost measure` on the same database, which decides from the
+# verdicts tune left for the plans over ref and X), run alternately for R rounds, the comparison
+# that holds on a shared machine (1.00x, untimed, when tune returned that very plan).
+#
+# --no-coalesce tunes plans whose functions are exactly the measured candidates (tune
+# --no-coalesce). A tessera run that fails (a backend crash) is reported as failed and the script
+# goes on. Needs scripts/fetch_onnxruntime.sh.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
