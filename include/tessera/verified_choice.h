@@ -15,7 +15,7 @@
 //                fastest cannot win, and its seconds per round would stretch the time between the
 //                rounds of the close ones); in any round, a contender whose first run takes
 //                `give_up_above` times the best so far stops after that run (resnet18's eigen and
-//                halide plans, 1.4 s a run against 21 ms: 11 runs each took 100 of tune's 149 s)
+//                halide plans, 1.4 s a run against 21 ms, ran 11 runs each: tune took 149 s, 62 after)
 //   rounds R+1.. while two or more are within `close` of the best, only those, up to
 //                `max_rounds` (efficientnet_b0's single:onednn and single:xnnpack timed 12.91
 //                and 12.97 ms after 7 rounds, while separate processes put XNNPACK 3-5% ahead)
