@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "search/sandwiches.h"
 #include "tessera/error.h"
@@ -56,15 +57,15 @@ std::optional<Plan> merged_contender(const Graph& graph, const std::vector<Backe
 std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector<BackendSpec>& offered,
                                            const CostModel& model, const PartitionOptions& options,
                                            const std::function<bool(const std::string&)>& is_reduced) {
-  std::vector<BackendSpec> fallbacks;
+  size_t fallbacks = 0;
   std::string fallback_names;
   for (const BackendSpec& b : offered)
     if (b.all_ops) {
-      fallbacks.push_back(b);
+      ++fallbacks;
       fallback_names += "+" + b.name;
     }
   std::vector<PlanContender> pairs;
-  if (fallbacks.empty() || offered.size() <= fallbacks.size() + 1) return pairs;
+  if (fallbacks == 0 || offered.size() <= fallbacks + 1) return pairs;
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;
     std::vector<BackendSpec> pair;   // in the run's order, as `--backends` would list them
@@ -118,8 +119,8 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
   };
   if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced))
     offer(options.search + ":merged", std::move(*merged), false);
-  for (const PlanContender& pair : pair_contenders(graph, offered, model, options, is_reduced))
-    offer(pair.label, pair.plan, false);
+  for (PlanContender& pair : pair_contenders(graph, offered, model, options, is_reduced))
+    offer(pair.label, std::move(pair.plan), false);
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;

@@ -83,10 +83,6 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
   return prices;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether the quietest round so far is still `disturbed` times above the race's latency.
 bool still_disturbed(double quiet_run, const InPlanOptions& options) {
   return options.end_to_end_ms && quiet_run > *options.end_to_end_ms * options.disturbed;
