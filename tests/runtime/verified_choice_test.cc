@@ -96,6 +96,31 @@ TEST_CASE("the race goes on between contenders within `close` of the best, up to
   CHECK(*raced[2] == 10.5);
 }
 
+TEST_CASE("a contender whose only round was disturbed runs a second round before it is dropped") {
+  // 1's first round is 1.6x the leader (a burst), its second the fastest; 2 is 2.5x twice; 3 is
+  // past give_up_above (3x) and stops at once.
+  std::vector<std::vector<double>> script = {{10.0, 10.0, 10.0}, {16.0, 9.5, 9.6}, {25.0, 25.0}, {40.0}};
+  std::vector<size_t> calls(4, 0);
+  VerifyOptions options;
+  options.rounds = 3;
+  options.max_rounds = 3;
+  auto raced = race_contenders({std::nullopt, std::nullopt, std::nullopt, std::nullopt}, {1, 1, 1, 1},
+                               [&](size_t i, double) { return script[i].at(calls[i]++); }, options);
+  CHECK(calls == std::vector<size_t>{3, 3, 2, 1});
+  CHECK(*raced[1] == 9.5);
+  CHECK(*raced[2] == 25.0);
+  CHECK(*raced[3] == 40.0);
+
+  SECTION("it counts among those who can win: the race does not end after round 1") {
+    script = {{10.0, 10.0}, {16.0, 9.5}};
+    calls.assign(2, 0);
+    options.rounds = 2;
+    raced = race_contenders({std::nullopt, std::nullopt}, {1, 1}, [&](size_t i, double) { return script[i].at(calls[i]++); }, options);
+    CHECK(calls == std::vector<size_t>{2, 2});
+    CHECK(*raced[1] == 9.5);
+  }
+}
+
 TEST_CASE("a mixed plan ships only when it is tie_margin faster than every single-backend plan") {
   auto contender = [](const std::string& label, bool single, std::optional<double> ms) {
     PlanContender c{.label = label, .single_backend = single};
