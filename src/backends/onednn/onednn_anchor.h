@@ -8,6 +8,7 @@
 
 #include "backends/compilers/broadcast.h"
 #include "backends/onednn/onednn_program.h"
+#include "backends/onednn/onednn_swish_pass.h"
 #include "tessera/kernel.h"
 
 namespace tessera::onednn {
@@ -124,6 +125,27 @@ inline bool append_eltwise_checked(dnnl::post_ops& po, const EltwiseOp& e) {
   }
   po.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
   return true;
+}
+
+// Whether `md` is f32 and covers a buffer of its own: no offset, and exactly as many bytes as its
+// padded elements (not a view into a larger buffer, whose other values a pass over get_size()
+// bytes would touch).
+inline bool dense_f32(const memory::desc& md) {
+  if (md.data.format_kind != dnnl_blocked || md.data.offset0 != 0 || md.data.data_type != dnnl_f32) return false;
+  size_t elems = 1;
+  for (int i = 0; i < md.data.ndims; ++i) elems *= static_cast<size_t>(md.data.padded_dims[i]);
+  return md.get_size() == elems * sizeof(float);
+}
+
+// Whether the last post-op of `po` is SiLU (swish with alpha 1), which the anchor may leave to the
+// host pass (onednn_swish_pass.h).
+inline bool ends_with_silu(const dnnl::post_ops& po) {
+  const int last = po.len() - 1;
+  if (last < 0 || po.kind(last) != dnnl::primitive::kind::eltwise) return false;
+  float scale, alpha, beta;
+  algorithm alg;
+  po.get_params_eltwise(last, scale, alg, alpha, beta);
+  return alg == algorithm::eltwise_swish && alpha == 1.0f && scale == 1.0f;
 }
 
 }  // namespace detail
@@ -265,12 +287,32 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
       return false;
     }
   });
+  // A SiLU that ends the chain runs as the host pass instead (onednn_swish_pass.h: oneDNN's swish
+  // post-op costs about twice Eigen's), where the anchor keeps its implementation and its dst
+  // layout without it and writes dense memory.
+  bool silu_pass = false;
+  if (const dnnl::post_ops po = owned_post_ops(attr.get_post_ops()); ends_with_silu(po)) {
+    dnnl::primitive_attr a;
+    a.set_post_ops(owned_post_ops(po, po.len() - 1));
+    try {
+      Pd trial = make_pd(a);
+      if (trial.impl_info_str() == bare_impl && trial.dst_desc() == pd->dst_desc() && dense_f32(trial.dst_desc())) {
+        pd = std::move(trial);
+        silu_pass = true;
+      }
+    } catch (const dnnl::error&) {
+    }
+  }
   std::unordered_map<int, memory> args = wire(*pd);
   for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
   memory dst = dst_mem(out, pd->dst_desc());
   if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
   args[DNNL_ARG_DST] = dst;
-  steps_.push_back({dnnl::primitive(pd->get()), std::move(args)});
+  steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
+  if (silu_pass) {
+    const auto n = static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float));
+    steps_.push_back({{}, {}, [dst, n] { swish_in_place(static_cast<float*>(dst.get_data_handle()), n); }, "host:silu"});
+  }
 }
 
 }  // namespace tessera::onednn

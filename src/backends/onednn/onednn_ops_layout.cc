@@ -360,7 +360,7 @@ void OnednnProgram::build_concat(size_t n) {
         std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
         out += bytes;
       }
-  }});
+  }, "host:concat"});
 }
 
 }  // namespace tessera::onednn

@@ -261,7 +261,10 @@ void OnednnProgram::run(std::span<const ConstTensorView> inputs, std::span<const
 std::vector<std::string> OnednnProgram::implementations() const {
   std::vector<std::string> out;
   for (const Step& step : steps_) {
-    if (step.host) continue;
+    if (step.host) {
+      out.push_back(step.host_name);
+      continue;
+    }
     const char* info = nullptr;
     if (dnnl_primitive_desc_query(step.prim.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) == dnnl_success && info)
       out.push_back(std::string(dnnl_prim_kind2str(static_cast<dnnl_primitive_kind_t>(step.prim.get_kind()))) + ":" + info);

@@ -375,10 +375,11 @@ TEST_CASE("onednn: convs after a Winograd conv keep its channel blocks, through 
   CHECK(count_prefix(impls, "reorder:") == 1);
 }
 
-// SiLU, x * Sigmoid(x) (EfficientNet's activation, in both operand orders), after a conv is one
-// swish post-op of the conv; alone (no anchor before it) one eltwise primitive. Run op by op it
-// was an eltwise pass and a binary pass over the conv's output.
-TEST_CASE("onednn: SiLU after a Conv is one swish post-op; alone one eltwise") {
+// SiLU, x * Sigmoid(x) (EfficientNet's activation, in both operand orders), after a conv leaves
+// the conv bare and runs as the host pass over its output (onednn_swish_pass.h: oneDNN's swish
+// post-op costs about twice as much); alone (no anchor before it) it is one eltwise primitive.
+// Run op by op it was an eltwise pass and a binary pass over the conv's output.
+TEST_CASE("onednn: SiLU after a Conv is the host pass over its output; alone one eltwise") {
   for (const bool sig_first : {true, false}) {
     FunctionBuilder b;
     const Shape xs{1, 8, 10, 10}, ys{1, 16, 10, 10};
@@ -392,9 +393,28 @@ TEST_CASE("onednn: SiLU after a Conv is one swish post-op; alone one eltwise") {
     const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
     for (const std::string& impl : impls) INFO(impl);
     CHECK(count_prefix(impls, "convolution:") == 1);
+    CHECK(count_prefix(impls, "host:silu") == 1);
     CHECK(count_prefix(impls, "eltwise:") == 1);
     CHECK(count_prefix(impls, "binary:") == 0);
   }
+}
+
+// The pass after a residual sum (SiLU(conv + r)), over 256 K values (OpenMP's team shares them);
+// a SiLU the chain goes on after (SiLU(conv) + r) stays oneDNN's post-op: a pass cannot run
+// between two post-ops.
+TEST_CASE("onednn: SiLU after a residual sum is the host pass; one the chain goes on after is a post-op") {
+  FunctionBuilder b;
+  const Shape xs{1, 16, 128, 128};
+  const ValueId x = b.input("x", xs), w = b.input("w", {16, 16, 1, 1}), r = b.input("r", xs);
+  const ValueId y = b.node("Add", {b.node("Conv", {x, w}, xs), r}, xs);
+  const ValueId silu = b.node("Mul", {y, b.node("Sigmoid", {y}, xs)}, xs);
+  const ValueId y2 = b.node("Conv", {silu, b.input("w2", {16, 16, 1, 1})}, xs);
+  b.output(b.node("Add", {b.node("Mul", {y2, b.node("Sigmoid", {y2}, xs)}, xs), r}, xs));
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  for (const std::string& impl : impls) INFO(impl);
+  CHECK(count_prefix(impls, "convolution:") == 2);
+  CHECK(count_prefix(impls, "host:silu") == 1);
 }
 
 // Slice and Split are reorders of a window of the value's own memory (onednn_ops_layout.cc): a
