@@ -8,7 +8,7 @@
 
 #include "backends/compilers/broadcast.h"
 #include "backends/onednn/onednn_program.h"
-#include "backends/onednn/onednn_swish_pass.h"
+#include "backends/onednn/onednn_host_eltwise.h"
 #include "tessera/kernel.h"
 
 namespace tessera::onednn {
@@ -137,15 +137,18 @@ inline bool dense_f32(const memory::desc& md) {
   return md.get_size() == elems * sizeof(float);
 }
 
-// Whether the last post-op of `po` is SiLU (swish with alpha 1), which the anchor may leave to the
-// host pass (onednn_swish_pass.h).
-inline bool ends_with_silu(const dnnl::post_ops& po) {
+// The host pass (onednn_host_eltwise.h) that can take the last post-op of `po` off the anchor:
+// SiLU (swish with alpha 1) or erf-GELU.
+inline std::optional<HostEltwise> host_eltwise_at_end(const dnnl::post_ops& po) {
   const int last = po.len() - 1;
-  if (last < 0 || po.kind(last) != dnnl::primitive::kind::eltwise) return false;
+  if (last < 0 || po.kind(last) != dnnl::primitive::kind::eltwise) return std::nullopt;
   float scale, alpha, beta;
   algorithm alg;
   po.get_params_eltwise(last, scale, alg, alpha, beta);
-  return alg == algorithm::eltwise_swish && alpha == 1.0f && scale == 1.0f;
+  if (scale != 1.0f) return std::nullopt;
+  if (alg == algorithm::eltwise_swish && alpha == 1.0f) return HostEltwise::silu;
+  if (alg == algorithm::eltwise_gelu_erf) return HostEltwise::gelu_erf;
+  return std::nullopt;
 }
 
 }  // namespace detail
@@ -287,18 +290,18 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
       return false;
     }
   });
-  // A SiLU that ends the chain runs as the host pass instead (onednn_swish_pass.h: oneDNN's swish
-  // post-op costs about twice Eigen's), where the anchor keeps its implementation and its dst
-  // layout without it and writes dense memory.
-  bool silu_pass = false;
-  if (const dnnl::post_ops po = owned_post_ops(attr.get_post_ops()); ends_with_silu(po)) {
+  // A SiLU or erf-GELU that ends the chain runs as the host pass instead (onednn_host_eltwise.h:
+  // oneDNN's post-op costs about twice Eigen's), where the anchor keeps its implementation and
+  // its dst layout without it and writes dense memory.
+  std::optional<HostEltwise> pass;
+  if (const dnnl::post_ops po = owned_post_ops(attr.get_post_ops()); const auto op = host_eltwise_at_end(po)) {
     dnnl::primitive_attr a;
     a.set_post_ops(owned_post_ops(po, po.len() - 1));
     try {
       Pd trial = make_pd(a);
       if (trial.impl_info_str() == bare_impl && trial.dst_desc() == pd->dst_desc() && dense_f32(trial.dst_desc())) {
         pd = std::move(trial);
-        silu_pass = true;
+        pass = op;
       }
     } catch (const dnnl::error&) {
     }
@@ -309,9 +312,11 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
   args[DNNL_ARG_DST] = dst;
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
-  if (silu_pass) {
+  if (pass) {
     const auto n = static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float));
-    steps_.push_back({{}, {}, [dst, n] { swish_in_place(static_cast<float*>(dst.get_data_handle()), n); }, "host:silu"});
+    const HostEltwise op = *pass;
+    steps_.push_back({{}, {}, [op, dst, n] { eltwise_in_place(op, static_cast<float*>(dst.get_data_handle()), n); },
+                      op == HostEltwise::silu ? "host:silu" : "host:gelu_erf"});
   }
 }
 

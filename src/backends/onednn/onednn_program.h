@@ -23,13 +23,13 @@ using Dims = memory::dims;
 
 // One step of a program: a primitive, or (when `host` is set) work done on the host: a plain
 // copy (Concat of plain memories: a few memcpys, where oneDNN's concat picked a 5-10x slower
-// kernel), or the SiLU pass after an anchor (onednn_swish_pass.h).
+// kernel), or the SiLU / GELU pass after an anchor (onednn_host_eltwise.h).
 // CPU primitives run synchronously on the stream, so the two kinds interleave in order.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
   std::function<void()> host;
-  std::string host_name;   // a host step's entry in implementations(): "host:concat", "host:silu"
+  std::string host_name;   // a host step's entry in implementations(): "host:concat", "host:silu", "host:gelu_erf"
 };
 
 // A reorder of a weight (function input or constant) into a primitive's layout, redone only when
@@ -71,7 +71,7 @@ class OnednnProgram {
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
   // Each primitive's kind and oneDNN's name of its implementation, in step order
   // ("convolution:brgconv:avx512_core", "reorder:jit:uni", ...: what ONEDNN_VERBOSE shows), and
-  // host steps by name ("host:concat", "host:silu").
+  // host steps by name ("host:concat", "host:silu", "host:gelu_erf").
   std::vector<std::string> implementations() const;
 
  private:

@@ -10,6 +10,17 @@ using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
 using I = std::vector<int64_t>;
 
+namespace {
+
+// How many of a program's steps (OnednnProgram::implementations) start with `kind`.
+size_t count_prefix(const std::vector<std::string>& impls, const std::string& kind) {
+  size_t n = 0;
+  for (const std::string& impl : impls) n += impl.rfind(kind, 0) == 0;
+  return n;
+}
+
+}  // namespace
+
 TEST_CASE("onednn: Conv with groups, pads, strides, dilations, bias and a relu post-op") {
   check_against_ref("onednn", tessera::testing::grouped_conv_relu());
 }
@@ -225,7 +236,9 @@ TEST_CASE("onednn: decomposed layer norm runs as one layer_normalization primiti
   CHECK_THROWS_AS(make_onednn_compiler()->compile(q.g), KernelUnsupported);
 }
 
-TEST_CASE("onednn: erf-GELU after a MatMul + bias is one post-op, in each exported order") {
+// erf-GELU after a MatMul + bias (BERT's feed-forward): the bias a post-op, the GELU the host pass
+// over the MatMul's output (onednn_host_eltwise.h: oneDNN's gelu_erf costs about twice Eigen's).
+TEST_CASE("onednn: erf-GELU after a MatMul + bias is the host pass, in each exported order") {
   size_t bare_workspace = 0;   // MatMul + bias alone: the GELU as a post-op adds no buffer
   {
     FunctionBuilder b;
@@ -249,8 +262,13 @@ TEST_CASE("onednn: erf-GELU after a MatMul + bias is one post-op, in each export
     INFO("order " << order);
     check_against_ref("onednn", b.g);
     auto fn = make_onednn_compiler()->compile(b.g);
-    // MatMul writes y directly (bias and GELU are post-ops): no buffer for x, only the frame's scalars.
+    // MatMul writes y directly and the pass runs over it: no buffer for x, only the frame's scalars.
     CHECK(fn->workspace_bytes() < bare_workspace + 8 * 24 * 4);
+    const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+    for (const std::string& impl : impls) INFO(impl);
+    CHECK(count_prefix(impls, "matmul:") == 1);
+    CHECK(count_prefix(impls, "host:gelu_erf") == 1);
+    CHECK(count_prefix(impls, "eltwise:") == 0);
   }
   FunctionBuilder b;   // a GELU alone: one eltwise primitive
   const Shape xs{4, 40};
@@ -313,12 +331,6 @@ bool winograd_available(int64_t c, int64_t o, int64_t hw) {
   } catch (const dnnl::error&) {
     return false;
   }
-}
-
-size_t count_prefix(const std::vector<std::string>& impls, const std::string& kind) {
-  size_t n = 0;
-  for (const std::string& impl : impls) n += impl.rfind(kind, 0) == 0;
-  return n;
 }
 
 }  // namespace
