@@ -134,6 +134,8 @@ ZOO = collections.OrderedDict([
     ("googlenet", torchvision_model("googlenet")),
     ("densenet121", torchvision_model("densenet121")),
     ("mobilenet_v3_small", torchvision_model("mobilenet_v3_small")),
+    ("efficientnet_b1", torchvision_model("efficientnet_b1")),
+    ("efficientnet_v2_s", torchvision_model("efficientnet_v2_s")),
 ])
 
 

@@ -13,7 +13,10 @@
 //   round 1      every contender not in the database: `repeat` runs, the median
 //   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
 //                fastest cannot win, and its seconds per round would stretch the time between the
-//                rounds of the close ones); in any round, a contender whose first run takes
+//                rounds of the close ones), and those timed once and under `give_up_above` (one
+//                disturbed round must not drop the best plan: squeezenet's single:onednn read
+//                6.3 ms in its only round at 2 threads against 3.9 for the nearly identical
+//                winner); in any round, a contender whose first run takes
 //                `give_up_above` times the best so far stops after that run (resnet18's eigen and
 //                halide plans, 1.4 s a run against 21 ms, ran 11 runs each: tune took 149 s, 62 after)
 //   rounds R+1.. while two or more are within `close` of the best, only those, up to
@@ -65,7 +68,8 @@ struct VerifyOptions {
   bool may_measure = true;     // false: database lookups only
   int rounds = 7;              // interleaved rounds at most; a contender's latency is its quietest round
   int repeat = 10;             // timed runs per round (median)
-  double drop_above = 1.5;     // after round 1, contenders this many times the best run no more rounds
+  double drop_above = 1.5;     // contenders this many times the best run no more rounds (one timed
+                               // once and under give_up_above runs a second one first)
   double give_up_above = 3.0;  // a round whose first run takes this many times the best so far ends there
   double close = 1.03;         // after `rounds`, contenders this close to the best race on...
   int max_rounds = 15;         // ...up to this many rounds
