@@ -29,7 +29,7 @@ struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
   std::function<void()> host;
-  std::string host_name;   // a host step's entry in implementations(): "host:concat", "host:silu", "host:gelu_erf"
+  std::string host_name;   // a host step's entry in implementations(): "host:concat", "host:silu"
 };
 
 // A reorder of a weight (function input or constant) into a primitive's layout, redone only when
