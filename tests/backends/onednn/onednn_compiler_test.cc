@@ -19,6 +19,14 @@ size_t count_prefix(const std::vector<std::string>& impls, const std::string& ki
   return n;
 }
 
+// A program's steps, one per line, for a failing check's message (an INFO inside a loop body
+// ends with each iteration and would show none of them).
+std::string listing(const std::vector<std::string>& impls) {
+  std::string text;
+  for (const std::string& impl : impls) text += impl + "\n";
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("onednn: Conv with groups, pads, strides, dilations, bias and a relu post-op") {
@@ -265,7 +273,7 @@ TEST_CASE("onednn: erf-GELU after a MatMul + bias is the host pass, in each expo
     // MatMul writes y directly and the pass runs over it: no buffer for x, only the frame's scalars.
     CHECK(fn->workspace_bytes() < bare_workspace + 8 * 24 * 4);
     const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-    for (const std::string& impl : impls) INFO(impl);
+    INFO(listing(impls));
     CHECK(count_prefix(impls, "matmul:") == 1);
     CHECK(count_prefix(impls, "host:gelu_erf") == 1);
     CHECK(count_prefix(impls, "eltwise:") == 0);
@@ -350,7 +358,7 @@ TEST_CASE("onednn: 3x3 stride-1 convolutions take Winograd where oneDNN has it, 
   const bool has_winograd = winograd_available(32, 32, 14);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
   INFO("has Winograd: " << has_winograd);
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   int wino = 0, convs = 0;
   for (const std::string& impl : impls) {
     wino += impl.find("wino") != std::string::npos;
@@ -381,7 +389,7 @@ TEST_CASE("onednn: convs after a Winograd conv keep its channel blocks, through 
 
   if (!winograd_available(32, 32, 14)) return;   // no blocks to keep: every conv picks its own layout
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "convolution:") == 5);
   CHECK(count_prefix(impls, "concat:") == 0);
   CHECK(count_prefix(impls, "reorder:") == 1);
@@ -403,7 +411,7 @@ TEST_CASE("onednn: SiLU after a Conv is the host pass over its output; alone one
     b.output(b.node("Mul", {u, b.node("Sigmoid", {u}, {2, 24})}, {2, 24}));
     check_against_ref("onednn", b.g);
     const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-    for (const std::string& impl : impls) INFO(impl);
+    INFO(listing(impls));
     CHECK(count_prefix(impls, "convolution:") == 1);
     CHECK(count_prefix(impls, "host:silu") == 1);
     CHECK(count_prefix(impls, "eltwise:") == 1);
@@ -424,7 +432,7 @@ TEST_CASE("onednn: SiLU after a residual sum is the host pass; one the chain goe
   b.output(b.node("Add", {b.node("Mul", {y2, b.node("Sigmoid", {y2}, xs)}, xs), r}, xs));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "convolution:") == 2);
   CHECK(count_prefix(impls, "host:silu") == 1);
 }
@@ -453,7 +461,7 @@ TEST_CASE("onednn: Slice and Split as windows of nhwc, blocked and plain values"
   for (const ValueId part : split.outputs) b.output(part);
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "reorder:") >= 5);   // two Slices of c, the Slice of u, two Split outputs
 }
 
@@ -490,7 +498,7 @@ TEST_CASE("onednn: a channel shuffle of nhwc values stays nhwc") {
   b.output(b.node("Add", {lo, b.node("Conv", {hi, w2}, half)}, half));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "convolution:") == 3);
   // x to the convs' layout, the shuffle, the two halves, the output back to plain; on CPUs where
   // oneDNN's 1x1 convs want channel blocks instead of nhwc, the layout checks above decide nothing.
@@ -532,7 +540,7 @@ TEST_CASE("onednn: decomposed HardSwish between two scalar affines is one conv w
     b.output(b.node("Add", {b.node("Mul", {k("a2", 1.7f), hs}, ys), k("b2", 0.25f)}, ys));
     check_against_ref("onednn", b.g);
     const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-    for (const std::string& impl : impls) INFO(impl);
+    INFO(listing(impls));
     CHECK(count_prefix(impls, "convolution:") == 1);
     CHECK(count_prefix(impls, "eltwise:") == 0);
     CHECK(count_prefix(impls, "binary:") == 0);
@@ -558,7 +566,7 @@ TEST_CASE("onednn: a depthwise block with squeeze-and-excitation runs in channel
   b.output(b.node("GlobalAveragePool", {b.node("Conv", {m, b.input("wp", {16, 32, 1, 1})}, xs)}, {1, 16, 1, 1}));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "binary:ref") == 0);
   if (onednn::avx512_blocks()) {
     CHECK(count_prefix(impls, "convolution:jit_dw") == 1);
@@ -582,7 +590,7 @@ TEST_CASE("onednn: the conv in front of a depthwise conv that starts blocks writ
   b.output(b.node("GlobalAveragePool", {p}, {1, 16, 1, 1}));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   if (onednn::avx512_blocks()) {
     CHECK(count_prefix(impls, "convolution:jit_dw") == 1);
     // None between the convs (the stem reads the plain image here): 2 when the depthwise conv
@@ -610,7 +618,7 @@ TEST_CASE("onednn: a depthwise conv whose blocks would not last keeps format any
   b.output(b.node("Reshape", {t, shape_of(b, {1, 32, 14, 14})}, whole));
   check_against_ref("onednn", b.g);
   const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
-  for (const std::string& impl : impls) INFO(impl);
+  INFO(listing(impls));
   CHECK(count_prefix(impls, "concat:ref") == 0);
   CHECK(count_prefix(impls, "convolution:jit_dw") == 0);
 }
