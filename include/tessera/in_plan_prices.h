@@ -10,13 +10,18 @@
 // the plan itself: the executor runs the whole plan and times every call (call_profile.h).
 //
 //   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
-//   run the plan 5 rounds x 10 times, call medians of the quietest:  in plan  1.19 + 0.22 + 2.59 ms
-//   that round's median run 4.08 ms: each call's share of it           -> 1.21 + 0.23 + 2.64 ms
+//   run the plan 5 rounds of >= 200 ms each, call medians of the typical round:  1.19 + 0.22 + 2.59 ms
+//   that round's median run 4.08 ms: each call's share of it        -> 1.21 + 0.23 + 2.64 ms
 //   -> partition costs 1.21, 0.23, 2.64; isolated_cost keeps 1.10, 0.20, 2.40
 //
-// The quietest round is the one whose median run is shortest. A price is the call's share of that
-// run, not its median alone: a call's delays are one-sided, so the medians of many calls sum to
-// less than a typical run of them all, and the executor's work between calls is the plan's too.
+// The typical round is the median one, by median run: what `tessera run` reports and what a
+// benchmark's median of rounds reads, on a machine that others share. (Sessions 13-15 priced from
+// the quietest round, a minimum that finds a quiet tenth of a second: at 2 threads four tunes of
+// mobilenet_v2 priced its XNNPACK plan 0.82-0.95 of what three runs right after each read.) A round lasts at least `min_round_ms` by the
+// race's latency, so that a round is not one quiet moment either. A price is the call's share of
+// that round's median run, not its median alone: a call's delays are one-sided, so the medians of
+// many calls sum to less than a typical run of them all, and the executor's work between calls is
+// the plan's too.
 //
 // Crossings (the executor's layout conversions, once per value and layout) are timed the same way
 // and replace the boundary costs of their value, shared in proportion to the priced ones.
@@ -35,7 +40,9 @@
 // when any price is missing, so tune's plan comes back byte for byte.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
@@ -46,9 +53,10 @@ namespace tessera {
 
 struct InPlanOptions {
   bool may_measure = true;   // false: database lookups only
-  int rounds = 5;            // rounds of `repeat` runs; a call's price is its share of the quietest
-                             // round's median run (the round whose median run is shortest)
-  int repeat = 10;
+  int rounds = 5;            // rounds of runs; a call's price is its share of the typical round's
+                             // median run (the median round by median run)
+  int repeat = 10;           // runs per round at least...
+  double min_round_ms = 200; // ...and at least this long by end_to_end_ms
   // The plan's end-to-end latency measured before (tune's race), when known. While the quietest
   // round's calls sum to more than `disturbed` times it, the rounds went through a disturbance
   // that outlasted them: more rounds, up to `max_rounds`.
@@ -57,18 +65,26 @@ struct InPlanOptions {
   int max_rounds = 15;
 };
 
+// Runs per round: `repeat`, or more to last min_round_ms by end_to_end_ms (at most 1000).
+int in_plan_repeat(const InPlanOptions& options);
+
 // Whether round r (from 0) runs, the quietest round so far with a median run of `quiet_run` ms: the
 // first `rounds` always, then while the quietest is `disturbed` times above end_to_end_ms, up to
 // max_rounds.
 bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options);
 
-// The factor the quietest round's call medians, summing `calls_ms`, are multiplied by: they then
-// sum to the round's median run `quiet_run`, or to end_to_end_ms when the rounds ended still
-// `disturbed` times above it (a disturbance that outlasted max_rounds). A disturbance slows every
-// call of a round alike, so the calls' shares of the round hold while its level does not:
-// efficientnet_b0's 15 rounds summed 15.5 ms against the race's 12.8, and the plan then ran
-// 12.9-13.4.
-double price_scale(double calls_ms, double quiet_run, const InPlanOptions& options);
+// Which round's calls are shared out, and the level they are scaled to, from each round's median
+// run: the typical round (the median; the lower of the two middle ones for an even count) and its
+// median run; or, when even the quietest round is `disturbed` times above end_to_end_ms (a
+// disturbance that outlasted max_rounds), the typical round's calls scaled to end_to_end_ms. A
+// disturbance slows every call of a round alike, so the calls' shares of the round hold while its
+// level does not: efficientnet_b0's 15 rounds summed 15.5 ms against the race's 12.8, and the
+// plan then ran 12.9-13.4.
+struct InPlanLevel {
+  size_t round = 0;
+  double run_ms = 0.0;
+};
+InPlanLevel in_plan_level(const std::vector<double>& round_runs, const InPlanOptions& options);
 
 // Replaces the costs of `plan`'s partitions and boundaries by their in-plan prices and sets
 // Plan::isolated_total_cost and each Partition::isolated_cost to what they were. Returns false

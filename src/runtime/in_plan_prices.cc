@@ -2,6 +2,7 @@
 #include "tessera/in_plan_prices.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <utility>
@@ -43,32 +44,29 @@ std::optional<Prices> measure(const Graph& graph, const Plan& plan, const InPlan
     return std::nullopt;   // a plan that does not build here has no in-plan prices
   }
   const std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  // The prices come from the quietest round, the one whose median run is shortest: a shared
-  // machine's disturbance (another tenant's burst) slows every call of the rounds it overlaps, and
-  // a median across rounds keeps it whenever it lasts through half of them (resnet18 priced
-  // 24.8 ms in a disturbed tune, 22.0 ms in quiet).
-  // A disturbance can also outlast every round (a 2-thread plan on a shared 2-core machine: five
-  // rounds of mobilenet_v2's XNNPACK function summed 5.9 ms against 3.9-4.5 in quiet); the plan's
-  // end-to-end latency from just before tells: rounds go on while the quietest is well above it.
-  std::vector<CallProfile> calls;   // the quietest round's
-  double quiet_run = 0.0;           // its median run, ms
+  // Every round's calls and median run; the rounds go on while even the quietest is disturbed
+  // (a 2-thread plan on a shared 2-core machine: five rounds of mobilenet_v2's XNNPACK function
+  // summed 5.9 ms against 3.9-4.5 in quiet), and the typical round is shared out.
+  std::vector<std::vector<CallProfile>> rounds;
+  std::vector<double> round_runs;
+  double quiet_run = 0.0;   // the quietest round's median run, ms
+  const int repeat = in_plan_repeat(options);
   for (int r = 0; in_plan_round_runs(r, quiet_run, options); ++r) {
     std::vector<double> runs;
-    std::vector<CallProfile> round = profile_calls(*executor, inputs, std::max(1, options.repeat), &runs);
-    const double run = median(std::move(runs));
-    if (r == 0 || run < quiet_run) {
-      calls = std::move(round);
-      quiet_run = run;
-    }
+    rounds.push_back(profile_calls(*executor, inputs, repeat, &runs));
+    round_runs.push_back(median(std::move(runs)));
+    quiet_run = r == 0 ? round_runs.back() : std::min(quiet_run, round_runs.back());
   }
+  const InPlanLevel level = in_plan_level(round_runs, options);
+  std::vector<CallProfile>& calls = rounds[level.round];
   attach_plan_costs(calls, *executor, plan);
-  // Each call's price is its share of the round's median run: its median, scaled so that the
-  // calls sum to that run. A call's delays are one-sided (an interrupt, a cache refill), so the
-  // medians of many calls sum to less than a typical run (shufflenet_v2's 63 partitions: 4.24 ms
-  // against runs of 4.5-4.8), and the executor's work between calls belongs to the plan too.
+  // Each call's price is its share of the level: its median, scaled so that the calls sum to it.
+  // A call's delays are one-sided (an interrupt, a cache refill), so the medians of many calls sum
+  // to less than a typical run (shufflenet_v2's 63 partitions: 4.24 ms against runs of 4.5-4.8),
+  // and the executor's work between calls belongs to the plan too.
   double sum = 0.0;
   for (const CallProfile& call : calls) sum += call.median_ms;
-  const double scale = price_scale(sum, quiet_run, options);
+  const double scale = sum > 0.0 ? level.run_ms / sum : 1.0;
   Prices prices;
   prices.partitions.resize(plan.partitions.size());
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -95,9 +93,21 @@ bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options) {
   return r < options.max_rounds && still_disturbed(quiet_run, options);
 }
 
-double price_scale(double calls_ms, double quiet_run, const InPlanOptions& options) {
-  if (calls_ms <= 0.0 || quiet_run <= 0.0) return 1.0;
-  return (still_disturbed(quiet_run, options) ? *options.end_to_end_ms : quiet_run) / calls_ms;
+int in_plan_repeat(const InPlanOptions& options) {
+  int repeat = std::max(1, options.repeat);
+  if (options.end_to_end_ms && *options.end_to_end_ms > 0.0)
+    repeat = std::max(repeat, static_cast<int>(std::min(1000.0, std::ceil(options.min_round_ms / *options.end_to_end_ms))));
+  return repeat;
+}
+
+InPlanLevel in_plan_level(const std::vector<double>& round_runs, const InPlanOptions& options) {
+  if (round_runs.empty()) return {};
+  std::vector<size_t> order(round_runs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return round_runs[a] < round_runs[b]; });
+  const size_t typical = order[(order.size() - 1) / 2];
+  const double quiet_run = round_runs[order.front()];
+  return {typical, still_disturbed(quiet_run, options) ? *options.end_to_end_ms : round_runs[typical]};
 }
 
 bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const CostModel& model,
@@ -130,7 +140,7 @@ bool price_in_plan(const Graph& graph, Plan& plan, CostDatabase* database, const
     for (const auto& s : seconds)
       if (!s) return false;   // a partition without a call (nothing ran it): no in-plan price
     if (database) {
-      const int64_t samples = static_cast<int64_t>(std::max(1, options.rounds)) * std::max(1, options.repeat);
+      const int64_t samples = static_cast<int64_t>(std::max(1, options.rounds)) * in_plan_repeat(options);
       for (size_t i = 0; i < keys.size(); ++i) database->insert(keys[i], CostEntry{Cost::value(*seconds[i]), 0.0, samples});
     }
   }

@@ -99,15 +99,35 @@ TEST_CASE("in-plan prices: rounds go on while the quietest is well above the pla
   CHECK(in_plan_round_runs(0, 0.0, o));
 }
 
-TEST_CASE("in-plan prices: the calls' medians become shares of the quietest round's median run") {
+TEST_CASE("in-plan prices: the typical round is shared out, at its level unless even the quietest was disturbed") {
   InPlanOptions o;
-  // Many calls: their medians sum below the run (shufflenet_v2's 63 partitions).
-  CHECK(price_scale(4.24, 4.60, o) == Approx(4.60 / 4.24));
-  CHECK(price_scale(4.24, 4.24, o) == 1.0);
-  CHECK(price_scale(0.0, 4.60, o) == 1.0);     // nothing timed: nothing to share
+  // The median round by median run, not the quietest: what runs after tune read.
+  InPlanLevel l = in_plan_level({4.6, 4.0, 5.9, 4.3, 4.4}, o);
+  CHECK(l.round == 4);
+  CHECK(l.run_ms == 4.4);
+  l = in_plan_level({4.6, 4.0, 5.9, 4.3}, o);   // even: the lower middle
+  CHECK(l.round == 3);
+  CHECK(l.run_ms == 4.3);
+  CHECK(in_plan_level({7.0}, o).run_ms == 7.0);
+  CHECK(in_plan_level({}, o).run_ms == 0.0);
   o.end_to_end_ms = 12.8;
-  CHECK(price_scale(13.2, 13.5, o) == Approx(13.5 / 13.2));   // within 10% of the race: the round's level
-  // A disturbance that outlasted every round: the race's latency, shared alike.
-  CHECK(price_scale(15.1, 15.5, o) == Approx(12.8 / 15.1));
-  CHECK(price_scale(11.8, 12.0, o) == Approx(12.0 / 11.8));   // below the race: never raised to it
+  l = in_plan_level({13.5, 13.9, 13.2}, o);     // within 10% of the race: the typical round's level
+  CHECK(l.round == 0);
+  CHECK(l.run_ms == 13.5);
+  // A disturbance that outlasted every round: the typical round's shares at the race's latency.
+  l = in_plan_level({15.5, 16.1, 15.2, 17.0, 15.9}, o);
+  CHECK(l.round == 4);
+  CHECK(l.run_ms == 12.8);
+  CHECK(in_plan_level({12.0, 12.1, 11.9}, o).run_ms == 12.0);   // below the race: never raised to it
+}
+
+TEST_CASE("in-plan prices: a round lasts min_round_ms by the race's latency") {
+  InPlanOptions o;
+  CHECK(in_plan_repeat(o) == 10);   // no race latency: `repeat`
+  o.end_to_end_ms = 12.0;
+  CHECK(in_plan_repeat(o) == 17);   // 200 ms of a 12 ms plan
+  o.end_to_end_ms = 40.0;
+  CHECK(in_plan_repeat(o) == 10);
+  o.end_to_end_ms = 0.01;
+  CHECK(in_plan_repeat(o) == 1000);   // capped
 }
