@@ -29,9 +29,9 @@
 # its geometric mean; best single backend vs best mix; plan fidelity (predicted total / measured
 # end to end, against the median round, the statistic tune's prediction itself takes
 # (in_plan_prices.h), and against the quietest round); and the tuned plan against the best single
-# backend's plan (`partition --backends ref,X --cost measure` on the same database, which decides from the
-# verdicts tune left for the plans over ref and X), run alternately for R rounds, the comparison
-# that holds on a shared machine (1.00x, untimed, when tune returned that very plan).
+# backend's plan (`partition --backends ref,X --cost measure` on the same database, which decides
+# from the verdicts tune left for the plans over ref and X), run alternately for R rounds, the
+# comparison that holds on a shared machine (1.00x, untimed, when tune returned that very plan).
 #
 # --no-coalesce tunes plans whose functions are exactly the measured candidates (tune
 # --no-coalesce). A tessera run that fails (a backend crash) is reported as failed and the script
