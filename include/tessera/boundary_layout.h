@@ -23,9 +23,13 @@
 // is an activation some spatial op reads or writes, directly or through elementwise, broadcast,
 // Concat/Split/Slice/Pad ops (mark_feature_maps, at import): a 4-D value that is not one, such
 // as attention's [1, heads, 128, 64], is read by matmuls and softmax, which want it plain, and
-// NHWC would only bounce it through two reorders per crossing (BERT: 0.3 ms of a 3.5 ms run). Weights stay plain (they are
-// constants the backend packs once). Graph inputs and outputs are plain; the executor converts
-// them, and, as the contract says, they are not charged.
+// NHWC would only bounce it through two reorders per crossing (BERT: 0.3 ms of a 3.5 ms run).
+// Weights stay plain (they are constants the backend packs once). Graph inputs and outputs are
+// plain, and so is a function's parameter that only ever receives a graph input, and its result
+// that only ever becomes a graph output no other call reads (codegen.h): the function's first
+// kernel reads such an input as it is or converts it once itself, where a conversion by the
+// executor could be undone inside (mobilenet_v3_small's stem convolution reads NCHW: two reorders
+// on the way in). As the contract says, they are not charged.
 #pragma once
 
 #include <cstdint>
@@ -64,9 +68,11 @@ struct BoundaryLayouts {
 };
 
 // The layouts a backend with native layout `native` uses for `fn`: `native` on every
-// layout-sensitive output and on every layout-sensitive input that is an activation
-// (`activation[i]`, all inputs when empty), plain elsewhere.
-BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation = {});
+// layout-sensitive input that is an activation (`activation[i]`, all inputs when empty) and on
+// every layout-sensitive output that travels to another function (`to_function[i]`, all outputs
+// when empty), plain elsewhere.
+BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation = {},
+                                        const std::vector<bool>& to_function = {});
 
 // For a function seen alone (a candidate being measured, with no call site to look at): per
 // input, false when every node that reads it takes it as a convolution's weights or bias (a model

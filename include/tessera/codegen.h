@@ -26,9 +26,14 @@ class BackendCompiler;
 struct Codegen {
   std::string backend;
   // Compiles one function body; throws KernelUnsupported when the backend cannot take it.
-  // `activation[i]`: some call site passes a computed value (not a model constant) as parameter i;
-  // those travel in the backend's boundary layout (boundary_layout.h), weights stay plain.
-  std::function<ExternalModule(const Graph& body, const std::vector<bool>& activation)> compile;
+  // `native_inputs[i]`: parameter i travels in the backend's boundary layout (boundary_layout.h):
+  // some call site passes a computed value, not only graph inputs (plain: the function's own
+  // kernels take them as they are) and not a model constant (weights stay plain).
+  // `native_outputs[i]`: result i does, unless every call site makes it a graph output that no
+  // other call reads.
+  std::function<ExternalModule(const Graph& body, const std::vector<bool>& native_inputs,
+                               const std::vector<bool>& native_outputs)>
+      compile;
 };
 
 // A Codegen backed by a real BackendCompiler (backend_compiler.h): the function compiled with its

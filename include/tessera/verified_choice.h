@@ -92,7 +92,11 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
 // unless a later one is tie_margin faster. Contenders without a latency cannot win.
 size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin);
 
-// The database key of one contender's end-to-end latency.
+// The database key of one contender's end-to-end latency (and, derived from it, of its in-plan
+// prices: in_plan_prices.h). It includes kPlanRunRevision, raised whenever a change to how plans
+// run or are priced in place makes earlier figures stale: 2 when graph inputs and outputs began
+// to cross into functions plain (codegen.h) and in-plan prices came from the typical round.
+inline constexpr int kPlanRunRevision = 2;
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model);
 
 // Drops contenders whose partition assignment equals an earlier one's (the one kept takes a

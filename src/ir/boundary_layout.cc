@@ -93,13 +93,14 @@ bool BoundaryLayouts::all_plain() const {
   return true;
 }
 
-BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation) {
+BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const std::vector<bool>& activation,
+                                        const std::vector<bool>& to_function) {
+  auto flag = [](const std::vector<bool>& flags, size_t i) { return flags.empty() || (i < flags.size() && flags[i]); };
   BoundaryLayouts out;
-  for (size_t i = 0; i < fn.inputs.size(); ++i) {
-    const bool act = activation.empty() || (i < activation.size() && activation[i]);
-    out.inputs.push_back(act && layout_sensitive(fn.value(fn.inputs[i])) ? native : Layout::plain);
-  }
-  for (ValueId v : fn.outputs) out.outputs.push_back(layout_sensitive(fn.value(v)) ? native : Layout::plain);
+  for (size_t i = 0; i < fn.inputs.size(); ++i)
+    out.inputs.push_back(flag(activation, i) && layout_sensitive(fn.value(fn.inputs[i])) ? native : Layout::plain);
+  for (size_t i = 0; i < fn.outputs.size(); ++i)
+    out.outputs.push_back(flag(to_function, i) && layout_sensitive(fn.value(fn.outputs[i])) ? native : Layout::plain);
   return out;
 }
 

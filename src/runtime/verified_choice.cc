@@ -29,7 +29,7 @@ std::string assignment_text(const Plan& plan) {
 // contender of one model, and hashing a large graph is not free).
 CostKey latency_key(uint64_t graph_hash, const Plan& plan, const CostModel& model) {
   std::string device = plan.partitions.empty() ? "cpu" : plan.partitions.front().device;
-  std::string identity = hash_hex(graph_hash) + "|" + assignment_text(plan);
+  std::string identity = hash_hex(graph_hash) + "|" + assignment_text(plan) + "|run" + std::to_string(kPlanRunRevision);
   return CostKey{hash_hex(fnv1a64(identity)), "plan", model.device_fingerprint(device), model.fingerprint()};
 }
 

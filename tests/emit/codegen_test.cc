@@ -1,4 +1,6 @@
 // Extern stubs after codegen, and a second partitioning round that leaves them untouched.
+#include <map>
+
 #include "emit_test_util.h"
 #include "tessera/codegen.h"
 #include "tessera/error.h"
@@ -12,7 +14,7 @@ namespace {
 
 // A codegen that "compiles" by describing the body; it refuses Add to show a skipped function.
 Codegen fake_codegen(const std::string& backend) {
-  return {backend, [backend](const Graph& body, const std::vector<bool>&) {
+  return {backend, [backend](const Graph& body, const std::vector<bool>&, const std::vector<bool>&) {
             for (const Node& n : body.nodes)
               if (n.op == "Add") throw KernelUnsupported(n.name + ": Add not supported");
             return ExternalModule{backend, std::to_string(body.num_nodes()) + " nodes", nullptr};
@@ -33,6 +35,32 @@ TEST_CASE("codegen: compiled functions become stubs with only Extern=1", "[emit]
   // Call sites are plain calls, unchanged; codegen again changes nothing.
   CHECK(print_graph(c.main) == print_graph(m.main));
   test::check_pass_golden("codegen_again", print_module(c), print_module(codegen(c, {fake_codegen("onednn")})));
+}
+
+TEST_CASE("codegen: graph inputs and outputs no other call reads stay plain at a function's boundary", "[emit][codegen]") {
+  // conv_block: x -> conv0 -> relu0 -> conv1 -> add0(+x) -> relu1 -> y. The first function takes
+  // x (a graph input) and gives r0 to the second, which takes r0 and x and gives y (a graph output).
+  Graph g = test::load_test_model("conv_block.json");
+  Module m = outline(g, test::hand_plan(g, {{"onednn", {"conv0", "relu0"}}, {"onednn", {"conv1", "add0", "relu1"}}}));
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> native;   // function -> names
+  Codegen record{"onednn", [&](const Graph& body, const std::vector<bool>& in, const std::vector<bool>& out) {
+                   auto& [ins, outs] = native[body.name];
+                   for (size_t i = 0; i < in.size(); ++i)
+                     if (in[i]) ins.push_back(body.value(body.inputs[i]).name);
+                   for (size_t i = 0; i < out.size(); ++i)
+                     if (out[i]) outs.push_back(body.value(body.outputs[i]).name);
+                   return ExternalModule{"onednn", "", nullptr};
+                 }};
+  codegen(m, {record});
+  REQUIRE(native.size() == 2);
+  const Graph& first = m.functions.at("tvmgen_default_onednn_main_0").body;
+  const Graph& second = m.functions.at("tvmgen_default_onednn_main_1").body;
+  // Native: only what one function hands the other (weights and graph inputs and outputs plain).
+  CHECK(native[first.name].first.empty());
+  REQUIRE(native[first.name].second.size() == 1);
+  REQUIRE(native[second.name].first.size() == 1);
+  CHECK(native[second.name].first[0] == native[first.name].second[0]);
+  CHECK(native[second.name].second.empty());
 }
 
 TEST_CASE("re-partitioning for a second backend set keeps the first set's stubs", "[emit][codegen]") {
