@@ -10,18 +10,18 @@
 // the plan itself: the executor runs the whole plan and times every call (call_profile.h).
 //
 //   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
-//   run the plan 5 rounds of >= 200 ms each, call medians of the typical round:  1.19 + 0.22 + 2.59 ms
-//   that round's median run 4.08 ms: each call's share of it        -> 1.21 + 0.23 + 2.64 ms
+//   run the plan 5 rounds (>= 200 ms each), call medians of the typical round:  1.19 + 0.22 + 2.59 ms
+//   that round's median run 4.08 ms: each call's share of it                   -> 1.21 + 0.23 + 2.64 ms
 //   -> partition costs 1.21, 0.23, 2.64; isolated_cost keeps 1.10, 0.20, 2.40
 //
 // The typical round is the median one, by median run: what `tessera run` reports and what a
-// benchmark's median of rounds reads, on a machine that others share. (Sessions 13-15 priced from
-// the quietest round, a minimum that finds a quiet tenth of a second: at 2 threads four tunes of
-// mobilenet_v2 priced its XNNPACK plan 0.82-0.95 of what three runs right after each read.) A round lasts at least `min_round_ms` by the
-// race's latency, so that a round is not one quiet moment either. A price is the call's share of
-// that round's median run, not its median alone: a call's delays are one-sided, so the medians of
-// many calls sum to less than a typical run of them all, and the executor's work between calls is
-// the plan's too.
+// benchmark's median of rounds reads on a machine that others share. (Sessions 13-15 priced from
+// the quietest round, a minimum that finds a quiet tenth of a second: at 2 threads, four tunes of
+// mobilenet_v2 priced its XNNPACK plan at 0.82-0.95 of what three runs right after each read.) A
+// round lasts at least `min_round_ms` by the race's latency, so that it is not one quiet moment
+// either. A price is the call's share of that round's median run, not its median alone: a call's
+// delays are one-sided, so the medians of many calls sum to less than a typical run of them all,
+// and the executor's work between calls is the plan's too.
 //
 // Crossings (the executor's layout conversions, once per value and layout) are timed the same way
 // and replace the boundary costs of their value, shared in proportion to the priced ones.
@@ -31,7 +31,8 @@
 // it returns is verified end to end against the single-backend plans (verified_choice.h), and
 // then priced in place, so `total_cost` is what it runs and `isolated_total_cost` what the search
 // saw. Graph input and output conversions are not charged (CONTRACTS.md); their share of the run
-// goes with them.
+// goes with them (graph inputs and outputs cross into functions plain, codegen.h, so there are
+// such conversions only where one function is called with a graph input and with a computed value).
 //
 // Reproducible like every measurement: each price is kept in the cost database, keyed by the
 // plan's latency key (model hash and partition assignment, verified_choice.h) and the partition's
