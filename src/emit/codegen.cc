@@ -29,28 +29,23 @@ struct NativeUse {
   std::vector<bool> inputs, outputs;
 };
 
-NativeUse native_use(const Module& module, const std::string& symbol) {
+// `read[v]`: some node of main reads value v (computed once for all functions).
+NativeUse native_use(const Module& module, const std::string& symbol, const std::vector<char>& read) {
   const Graph& body = module.functions.at(symbol).body;
   const Graph& main = module.main;
-  std::vector<bool> computed(body.inputs.size(), false), only_graph_inputs(body.inputs.size(), true);
-  std::vector<bool> only_graph_outputs(body.outputs.size(), true);
-  const std::vector<std::vector<NodeId>> readers = main.consumers();
+  // Native: a parameter some call site feeds with a computed value (neither a constant nor a graph
+  // input); a result some call site hands on (to another call, or to nobody: not a graph output).
+  NativeUse use{std::vector<bool>(body.inputs.size(), false), std::vector<bool>(body.outputs.size(), false)};
   for (const Node& n : main.nodes) {
     const Function* f = module.callee(n);
     if (!f || f->symbol != symbol) continue;
-    for (size_t i = 0; i < n.inputs.size() && i < computed.size(); ++i) {
-      if (n.inputs[i] == kNoValue || main.value(n.inputs[i]).is_constant()) continue;
-      computed[i] = true;
-      if (main.value(n.inputs[i]).kind != ValueKind::Input) only_graph_inputs[i] = false;
-    }
-    for (size_t i = 0; i < n.outputs.size() && i < only_graph_outputs.size(); ++i) {
+    for (size_t i = 0; i < n.inputs.size() && i < use.inputs.size(); ++i)
+      if (n.inputs[i] != kNoValue && main.value(n.inputs[i]).kind == ValueKind::Intermediate) use.inputs[i] = true;
+    for (size_t i = 0; i < n.outputs.size() && i < use.outputs.size(); ++i) {
       const ValueId v = n.outputs[i];
-      if (v == kNoValue || !main.is_output(v) || !readers[static_cast<size_t>(v)].empty()) only_graph_outputs[i] = false;
+      if (v == kNoValue || !main.is_output(v) || read[static_cast<size_t>(v)]) use.outputs[i] = true;
     }
   }
-  NativeUse use;
-  for (size_t i = 0; i < computed.size(); ++i) use.inputs.push_back(computed[i] && !only_graph_inputs[i]);
-  for (bool only : only_graph_outputs) use.outputs.push_back(!only);
   return use;
 }
 
@@ -58,11 +53,15 @@ NativeUse native_use(const Module& module, const std::string& symbol) {
 
 Module codegen(const Module& module, const std::vector<Codegen>& codegens, std::vector<std::string>* skipped) {
   Module out = module;
+  std::vector<char> read(module.main.values.size(), 0);
+  for (const Node& n : module.main.nodes)
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) read[static_cast<size_t>(v)] = 1;
   for (const Codegen& cg : codegens)
     for (const std::string& symbol : module.functions_of(cg.backend)) {
       Function& fn = out.functions.at(symbol);
       try {
-        const NativeUse use = native_use(module, symbol);
+        const NativeUse use = native_use(module, symbol, read);
         out.external_modules[symbol] = cg.compile(fn.body, use.inputs, use.outputs);
       } catch (const KernelUnsupported& e) {
         if (skipped) skipped->push_back(symbol + ": " + e.what());

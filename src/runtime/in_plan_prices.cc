@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <utility>
 
 #include "tessera/call_profile.h"
@@ -103,7 +104,7 @@ int in_plan_repeat(const InPlanOptions& options) {
 InPlanLevel in_plan_level(const std::vector<double>& round_runs, const InPlanOptions& options) {
   if (round_runs.empty()) return {};
   std::vector<size_t> order(round_runs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return round_runs[a] < round_runs[b]; });
   const size_t typical = order[(order.size() - 1) / 2];
   const double quiet_run = round_runs[order.front()];
