@@ -3,7 +3,9 @@
 //
 // percentile(sorted, q) interpolates linearly between the closest ranks (NumPy's default), so
 // percentile(s, 0.5) is the middle sample of an odd count and the mean of the two middle samples
-// of an even count: median({1, 3, 2, 10}) = 2.5. Header-only; samples are at most thousands.
+// of an even count: median({1, 3, 2, 10}) = 2.5. lower_median takes the lower of the two middle
+// samples instead, always a sample itself: of two rounds, one disturbed, the undisturbed one.
+// Header-only; samples are at most thousands.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +28,14 @@ inline double median(std::vector<double> samples) {
   if (samples.empty()) return 0.0;
   std::sort(samples.begin(), samples.end());
   return percentile(samples, 0.5);
+}
+
+// The middle sample of an odd count, the lower of the two middle ones of an even count; 0 for none.
+inline double lower_median(std::vector<double> samples) {
+  if (samples.empty()) return 0.0;
+  const auto middle = samples.begin() + static_cast<std::ptrdiff_t>((samples.size() - 1) / 2);
+  std::nth_element(samples.begin(), middle, samples.end());
+  return *middle;
 }
 
 }  // namespace tessera

@@ -2,12 +2,14 @@
 #include "tessera/verified_choice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
+#include "tessera/median.h"
 #include "tessera/model_data.h"
 #include "tessera/structural_hash.h"
 
@@ -33,6 +35,50 @@ CostKey latency_key(uint64_t graph_hash, const Plan& plan, const CostModel& mode
   return CostKey{hash_hex(fnv1a64(identity)), "plan", model.device_fingerprint(device), model.fingerprint()};
 }
 
+// A contender's round medians, by round (none where it did not run).
+using RoundRecord = std::vector<std::optional<double>>;
+
+double typical_round(const RoundRecord& rounds) {
+  std::vector<double> ms;
+  for (const std::optional<double>& r : rounds)
+    if (r) ms.push_back(*r);
+  return lower_median(ms);
+}
+
+size_t rounds_run(const RoundRecord& rounds) {
+  return static_cast<size_t>(std::count_if(rounds.begin(), rounds.end(), [](const auto& r) { return r.has_value(); }));
+}
+
+// The race's figures, paired with its pacer (see the header comment): the pacer is the contender
+// timed in the most rounds (then the fastest typical round, then the first). It keeps its typical
+// round; a contender that shared at least `min_shared` rounds with it gets the pacer's typical
+// round times the median ratio of their round medians over those rounds; any other its own
+// typical round. Contenders never timed keep `known` (the database's figure, or none).
+std::vector<std::optional<double>> paired_latencies(const std::vector<RoundRecord>& record,
+                                                    const std::vector<std::optional<double>>& known,
+                                                    size_t min_shared) {
+  const size_t n = record.size();
+  std::vector<std::optional<double>> latency = known;
+  std::optional<size_t> pacer;
+  for (size_t i = 0; i < n; ++i) {
+    if (rounds_run(record[i]) == 0) continue;
+    latency[i] = typical_round(record[i]);
+    if (!pacer || rounds_run(record[i]) > rounds_run(record[*pacer]) ||
+        (rounds_run(record[i]) == rounds_run(record[*pacer]) && *latency[i] < *latency[*pacer]))
+      pacer = i;
+  }
+  if (!pacer) return latency;
+  const RoundRecord& p = record[*pacer];
+  for (size_t i = 0; i < n; ++i) {
+    if (i == *pacer) continue;
+    std::vector<double> ratios;
+    for (size_t r = 0; r < std::min(p.size(), record[i].size()); ++r)
+      if (p[r] && record[i][r] && *p[r] > 0.0) ratios.push_back(*record[i][r] / *p[r]);
+    if (ratios.size() >= min_shared) latency[i] = *latency[*pacer] * median(ratios);
+  }
+  return latency;
+}
+
 }  // namespace
 
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model) {
@@ -41,26 +87,37 @@ CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& 
 
 std::vector<std::optional<double>> race_contenders(const std::vector<std::optional<double>>& known,
                                                    const std::vector<char>& to_time,
-                                                   const std::function<double(size_t, double)>& time_round,
+                                                   const std::function<double(size_t, int, double)>& time_round,
                                                    const VerifyOptions& options) {
   const size_t n = known.size();
-  std::vector<std::optional<double>> quietest = known;
+  std::vector<RoundRecord> record(n);
+  // The schedule runs on each contender's own typical round (one-sided noise: the lower median
+  // of two rounds is the undisturbed one), or its database figure.
+  auto latency = [&](size_t i) -> std::optional<double> {
+    if (known[i]) return known[i];
+    if (rounds_run(record[i]) == 0) return std::nullopt;
+    return typical_round(record[i]);
+  };
   auto leader = [&] {   // the best latency so far; infinite while none is known
     double best = std::numeric_limits<double>::infinity();
-    for (const std::optional<double>& q : quietest)
-      if (q && *q < best) best = *q;
+    for (size_t i = 0; i < n; ++i)
+      if (std::optional<double> l = latency(i); l && *l < best) best = *l;
     return best;
   };
   std::vector<char> running(n, 0);
   for (size_t i = 0; i < n; ++i) running[i] = to_time[i] && !known[i];
-  std::vector<int> timed(n, 0);   // rounds each contender ran
   const int rounds = std::max(1, options.rounds);
   for (int round = 0; round < std::max(rounds, options.max_rounds); ++round) {
-    for (size_t i = 0; i < n; ++i) {
-      if (!running[i]) continue;
-      const double ms = time_round(i, leader() * options.give_up_above);
-      ++timed[i];
-      if (!quietest[i] || ms < *quietest[i]) quietest[i] = ms;
+    // Round 1 at `repeat` runs; later ones long enough to be more than one moment of the machine.
+    int repeat = std::max(1, options.repeat);
+    if (const double best = leader(); round > 0 && std::isfinite(best) && best > 0.0) {
+      const double wanted = std::ceil(options.min_round_ms / best);
+      repeat = static_cast<int>(std::clamp(wanted, double(repeat), double(std::max(repeat, options.max_repeat))));
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = round % 2 == 0 ? k : n - 1 - k;   // alternate direction
+      record[i].resize(static_cast<size_t>(round) + 1);
+      if (running[i]) record[i][static_cast<size_t>(round)] = time_round(i, repeat, leader() * options.give_up_above);
     }
     // Who can still win: within drop_above of the leader, and after `rounds`, within `close` of
     // it. A contender timed once and under give_up_above runs a second round before it is
@@ -71,13 +128,14 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
     const double hopeless = leader() * options.give_up_above;
     size_t in_range = 0;
     for (size_t i = 0; i < n; ++i) {
-      const bool second_round = running[i] && timed[i] < 2 && *quietest[i] <= hopeless;
-      if (running[i] && *quietest[i] > bar && !second_round) running[i] = 0;
-      if (quietest[i] && (*quietest[i] <= bar || second_round)) ++in_range;
+      const std::optional<double> l = latency(i);
+      const bool second_round = running[i] && rounds_run(record[i]) < 2 && *l <= hopeless;
+      if (running[i] && *l > bar && !second_round) running[i] = 0;
+      if (l && (*l <= bar || second_round)) ++in_range;
     }
     if (in_range < 2 || std::none_of(running.begin(), running.end(), [](char r) { return r != 0; })) break;
   }
-  return quietest;
+  return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)));
 }
 
 size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin) {
@@ -147,14 +205,13 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
         if (database) database->insert(keys[i], CostEntry{Cost::invalid(e.what()), 0.0, 0});
       }
     }
-    const int repeat = std::max(1, options.repeat);
     std::vector<int64_t> runs(contenders.size(), 0);
     std::vector<std::optional<double>> known;
     for (const PlanContender& c : contenders) known.push_back(c.latency_ms);
     std::vector<std::optional<double>> raced = race_contenders(
         known, to_time,
-        [&](size_t i, double give_up_above_ms) {
-          LatencyStats s = measure_latency(*executors[i], inputs, repeat, 1, give_up_above_ms);
+        [&](size_t i, int round_repeat, double give_up_above_ms) {
+          LatencyStats s = measure_latency(*executors[i], inputs, round_repeat, 1, give_up_above_ms);
           runs[i] += static_cast<int64_t>(s.samples_ms.size());
           return s.median_ms;
         },

@@ -21,3 +21,11 @@ TEST_CASE("percentiles interpolate between closest ranks", "[median]") {
   CHECK(percentile(s, 0.9) == Approx(36.0));
   CHECK(percentile(s, 0.5) == median(s));
 }
+
+TEST_CASE("the lower median is a sample: the lower middle of an even count", "[median]") {
+  CHECK(tessera::lower_median({5.0}) == 5.0);
+  CHECK(tessera::lower_median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(tessera::lower_median({1.0, 3.0, 2.0, 10.0}) == 2.0);
+  CHECK(tessera::lower_median({16.0, 9.5}) == 9.5);   // of two rounds, one disturbed: the other
+  CHECK(tessera::lower_median({}) == 0.0);
+}
