@@ -91,6 +91,7 @@ struct VerifyOptions {
   double min_round_ms = 25;    // ...and from round 2 at least this long by the best latency so far
   int max_repeat = 1000;       // (at most this many runs)
   int min_paired_rounds = 3;   // rounds beside the pacer for a paired figure (else its own typical round)
+  std::optional<size_t> pacer; // the pacer, when set (else the one timed in the most rounds, then the fastest)
   double drop_above = 1.5;     // contenders this many times the best run no more rounds (one timed
                                // once and under give_up_above runs a second one first)
   double give_up_above = 3.0;  // a round whose first run takes this many times the best so far ends there

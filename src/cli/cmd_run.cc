@@ -1,9 +1,12 @@
 // tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
 //   [--input NAME=FILE.npy]... [--output-dir DIR] [--seed S] [--dump-ir DIR] [--profile]
+//   [--against OTHER.json]...
 // (CONTRACTS.md). Builds the executor (include/tessera/executor.h) once, warms up, times
 // --repeat runs and reports the median; --check compares with ref (ref_check.h).
 // --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}. --output-dir
-// writes each graph output of the last run as DIR/<name>.npy (npy.h: npy_file_name).
+// writes each graph output of the last run as DIR/<name>.npy (npy.h: npy_file_name). --against
+// races the plan with others in this process (plan_race.h); --json then adds "race", a list of
+// {"plan", "latency_ms"} with the plan itself first.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "model_options.h"
+#include "plan_race.h"
 #include "tessera/backend_compiler.h"
 #include "tessera/call_profile.h"
 #include "tessera/error.h"
@@ -45,6 +49,7 @@ struct RunArgs {
   uint64_t seed = 0;
   std::string dump_dir;
   bool profile = false;
+  std::vector<std::string> against;
 };
 
 std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& specs) {
@@ -101,6 +106,12 @@ void run_run(const RunArgs& a) {
   std::optional<CheckReport> report;
   if (a.check) report = check_against_ref(executor, inputs);
   LatencyStats latency = measure_latency(executor, inputs, a.repeat);
+  std::vector<RacedPlan> race;
+  if (!a.against.empty()) {
+    std::vector<std::pair<std::string, Plan>> plans = {{a.plan_path, plan}};
+    for (const std::string& path : a.against) plans.emplace_back(path, read_plan_file(path, graph));
+    race = race_plans(graph, plans, inputs, a.repeat);
+  }
 
   // A plan made under an accuracy budget is judged end to end against its budget: its reduced-
   // precision partitions are not meant to meet fp32's per-element tolerance.
@@ -118,6 +129,10 @@ void run_run(const RunArgs& a) {
     j["max_abs_error"] = report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr);
     j["ok"] = ok;
     if (report && budget) j["rel_error"] = report->max_rel_error;
+    if (!race.empty()) {
+      j["race"] = nlohmann::json::array();
+      for (const RacedPlan& r : race) j["race"].push_back({{"plan", r.path}, {"latency_ms", r.latency_ms}});
+    }
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("%s: %s, %s (%zu compiled), compile %.1f ms, workspace %.2f MiB\n", a.model.path.c_str(),
@@ -126,6 +141,12 @@ void run_run(const RunArgs& a) {
                 static_cast<double>(executor.workspace_bytes()) / (1 << 20));
     std::printf("latency: median %.3f ms (min %.3f, max %.3f) over %d runs, %d thread%s\n", latency.median_ms,
                 latency.min_ms, latency.max_ms, a.repeat, a.threads, a.threads == 1 ? "" : "s");
+    if (!race.empty()) {
+      std::printf("race, %d interleaved rounds, paired with the first plan:\n", kPlanRaceRounds);
+      for (const RacedPlan& r : race)
+        std::printf("  %-40s %9.3f ms  %.2fx\n", printable(r.path).c_str(), r.latency_ms,
+                    race[0].latency_ms > 0 ? r.latency_ms / race[0].latency_ms : 0.0);
+    }
     if (report) {
       for (const CheckedValue& v : report->outputs)
         std::printf("check: output %s max abs error %.3g, relative error %.3g %s\n", v.name.c_str(),
@@ -164,6 +185,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output-dir", args->output_dir, "write each graph output as DIR/<name>.npy (other characters than A-Za-z0-9._- become _)");
   cmd->add_option("--seed", args->seed, "seed of random inputs and of weights the model lacks (default 0)");
   cmd->add_option("--dump-ir", args->dump_dir, "write the module after each pipeline step into this directory");
+  cmd->add_option("--against", args->against,
+                  "another plan to race this one against in interleaved rounds, as tune does (repeatable)");
   cmd->add_flag("--profile", args->profile, "per call in main: measured median beside the plan's predicted cost");
   cmd->callback([args] { run_run(*args); });
 }

@@ -49,20 +49,23 @@ size_t rounds_run(const RoundRecord& rounds) {
   return static_cast<size_t>(std::count_if(rounds.begin(), rounds.end(), [](const auto& r) { return r.has_value(); }));
 }
 
-// The race's figures, paired with its pacer (see the header comment): the pacer is the contender
-// timed in the most rounds (then the fastest typical round, then the first). It keeps its typical
+// The race's figures, paired with its pacer (see the header comment): the pacer is `pacer` when
+// given and timed, else the contender timed in the most rounds (then the fastest typical round,
+// then the first). It keeps its typical
 // round; a contender that shared at least `min_shared` rounds with it gets the pacer's typical
 // round times the median ratio of their round medians over those rounds; any other its own
 // typical round. Contenders never timed keep `known` (the database's figure, or none).
 std::vector<std::optional<double>> paired_latencies(const std::vector<RoundRecord>& record,
                                                     const std::vector<std::optional<double>>& known,
-                                                    size_t min_shared) {
+                                                    size_t min_shared, std::optional<size_t> pacer) {
   const size_t n = record.size();
   std::vector<std::optional<double>> latency = known;
-  std::optional<size_t> pacer;
+  const bool chosen = pacer && *pacer < n && rounds_run(record[*pacer]) > 0;
+  if (!chosen) pacer.reset();
   for (size_t i = 0; i < n; ++i) {
     if (rounds_run(record[i]) == 0) continue;
     latency[i] = typical_round(record[i]);
+    if (chosen) continue;
     if (!pacer || rounds_run(record[i]) > rounds_run(record[*pacer]) ||
         (rounds_run(record[i]) == rounds_run(record[*pacer]) && *latency[i] < *latency[*pacer]))
       pacer = i;
@@ -135,7 +138,7 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
     }
     if (in_range < 2 || std::none_of(running.begin(), running.end(), [](char r) { return r != 0; })) break;
   }
-  return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)));
+  return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)), options.pacer);
 }
 
 size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin) {

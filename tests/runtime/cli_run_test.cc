@@ -53,6 +53,32 @@ TEST_CASE("tessera run --json prints exactly latency_ms, max_abs_error, ok") {
   CHECK(nlohmann::json::parse(nocheck.out)["max_abs_error"].is_null());
 }
 
+TEST_CASE("tessera run --against races the plan with others and reports each paired figure") {
+  TempDir dir;
+  const std::string ref = dir.file("ref.json"), onednn = dir.file("onednn.json");
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref --cost roofline --plan " + ref).exit_code == 0);
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref,onednn --cost roofline --plan " + onednn).exit_code == 0);
+  Process r = tessera_cli("run" + kMlp + " --plan " + onednn + " --against " + ref + " --repeat 2 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["latency_ms"].is_number());
+  REQUIRE(j["race"].size() == 2);
+  CHECK(j["race"][0]["plan"] == onednn);   // the plan itself first, then the others in order
+  CHECK(j["race"][1]["plan"] == ref);
+  CHECK(j["race"][0]["latency_ms"].get<double>() > 0);
+  CHECK(j["race"][1]["latency_ms"].get<double>() > 0);
+
+  Process text = tessera_cli("run" + kMlp + " --plan " + onednn + " --against " + ref + " --repeat 1");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("race, 9 interleaved rounds") != std::string::npos);
+  CHECK(text.out.find("1.00x") != std::string::npos);
+
+  Process missing = tessera_cli("run" + kMlp + " --plan " + onednn + " --against " + dir.file("none.json"));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("none.json") != std::string::npos);
+}
+
 TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name is a usage error naming it") {
   TempDir dir;
   const std::string plan = dir.file("plan.json");

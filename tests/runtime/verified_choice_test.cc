@@ -129,6 +129,15 @@ TEST_CASE("the race's figures are paired with the pacer, round by round") {
   CHECK(*raced[1] == Approx(0.417 * 0.9505).epsilon(1e-3));
   CHECK(*raced[1] < *raced[0] * 0.98);          // a mixed plan would not ship against it
 
+  SECTION("a pacer given: it keeps its typical round, the other is paired with it") {
+    calls.assign(2, 0);
+    options.pacer = 1;
+    raced = race_contenders({std::nullopt, std::nullopt}, {1, 1},
+                            [&](size_t i, int, double) { return script[i].at(calls[i]++); }, options);
+    CHECK(*raced[1] == Approx(0.496));
+    CHECK(*raced[0] == Approx(0.496 / 0.9505).epsilon(2e-3));
+  }
+
   SECTION("with fewer rounds beside the pacer than min_paired_rounds, a contender's own typical round") {
     calls.assign(2, 0);
     options.min_paired_rounds = 9;
