@@ -263,7 +263,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     options.repeat = repeat;
     options.database = db.get();
     const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
-    for (const auto& names : lists) rows.push_back(bench_combination(model.graph(), inputs, names, *cost_model, options));
+    rows = bench_combinations(model.graph(), inputs, lists, *cost_model, options);
   }
   py::list out;
   auto value = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); };

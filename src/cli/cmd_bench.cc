@@ -1,11 +1,12 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
 //   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--max-rel-error E] [--calibration N=F.npy]...
 // (CONTRACTS.md). Per backend combination: partition, then build the plan's executor and time it
-// (runtime/bench.h, which tessera.bench in Python shares). Prints a table; --json prints a list of {"backends",
+// (runtime/bench.h, which tessera.bench in Python shares: every plan built first, then all timed
+// together in interleaved rounds). Prints a table; --json prints a list of {"backends",
 // "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
 // with null values; + "chosen" when, under --cost measure, tune's end-to-end verdicts in the
-// database replaced the search's plan by a single-backend one, as `partition` does); --svg writes bench_chart.h's bar chart. Every combination runs with the same
-// seeded inputs and weights, one after another, in the order given.
+// database replaced the search's plan by a single-backend one, as `partition` does); --svg writes
+// bench_chart.h's bar chart. Every combination runs with the same seeded inputs and weights.
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -79,11 +80,14 @@ void run_bench(const BenchArgs& a) {
     options.choose = [&](const std::vector<BackendSpec>& specs, const PartitionOptions& po, PartitionOutcome& outcome) {
       verify_plan(graph, specs, *model, po, outcome, db.get(), false, options.budget);
     };
-  for (size_t i = 0; i < a.combos.size(); ++i) {
-    // Progress on stderr: each combination is planned, compiled and timed, seconds apiece.
-    std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
-    rows.push_back(bench_combination(graph, inputs, split_backend_list(a.combos[i]), *model, options));
-  }
+  // Progress on stderr: each combination is planned and compiled, seconds apiece, then all race.
+  options.progress = [&](size_t i) {
+    if (i < a.combos.size()) std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
+    else std::fprintf(stderr, "tessera: bench: timing the plans in interleaved rounds\n");
+  };
+  std::vector<std::vector<std::string>> combos;
+  for (const std::string& c : a.combos) combos.push_back(split_backend_list(c));
+  rows = bench_combinations(graph, inputs, combos, *model, options);
 
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -99,7 +103,7 @@ void run_bench(const BenchArgs& a) {
     }
     std::printf("%s\n", list.dump(2).c_str());
   } else {
-    std::printf("%s (cost %s, search %s, %d thread%s, median of %d)\n", a.model.path.c_str(), model->name().c_str(),
+    std::printf("%s (cost %s, search %s, %d thread%s, raced in interleaved rounds of >= %d runs)\n", a.model.path.c_str(), model->name().c_str(),
                 a.search.c_str(), a.threads, a.threads == 1 ? "" : "s", a.repeat);
     std::printf("%-28s %14s %14s %8s\n", "backends", "predicted ms", "measured ms", "pred/meas");
     for (const BenchRow& r : rows) {
@@ -136,7 +140,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--cost", args->cost, "cost model for planning: roofline[:DEVICE] (default), measure, mock:FILE");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive");
   cmd->add_option("--cache", args->cache, "cost database to read and extend");
-  cmd->add_option("--repeat", args->repeat, "timed runs per combination after one warm-up (default 10)");
+  cmd->add_option("--repeat", args->repeat, "timed runs of each plan's first round, after one warm-up (default 10; later rounds last >= 25 ms)");
   cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
   cmd->add_flag("--no-coalesce", args->no_coalesce, "plans whose functions are exactly the chosen candidates");
   cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");

@@ -1,38 +1,94 @@
-// One bench row: plan, predicted cost, measured latency (see bench.h).
+// Bench rows: plans, predicted costs, latencies raced together (see bench.h).
 #include "runtime/bench.h"
+
+#include <limits>
+#include <map>
+#include <memory>
 
 #include "tessera/backend_spec.h"
 #include "tessera/error.h"
 #include "tessera/executor.h"
 #include "tessera/latency.h"
+#include "tessera/verified_choice.h"
 
 namespace tessera {
+namespace {
 
-BenchRow bench_combination(const Graph& graph, const std::vector<HostTensor>& inputs, const std::vector<std::string>& backends,
-                           const CostModel& cost_model, const BenchOptions& options) {
-  BenchRow row;
-  row.backends = backends;
-  try {
-    PartitionOptions po;
-    po.model_path = options.model_path;
-    po.search = options.search;
-    po.database = options.database;
-    po.coalesce = options.coalesce;
-    po.measure_wholes = cost_model.name() == "measure";
-    const std::vector<BackendSpec> specs = resolve_backends(backends, {});
-    PartitionOutcome outcome = partition_within_budget(graph, specs, cost_model, po, options.budget);
-    if (options.choose) options.choose(specs, po, outcome);
-    row.chosen = outcome.plan.verified_choice;
-    if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
-    if (cost_model.name() != "mock" && outcome.plan.total_cost.is_value()) row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
-    Executor executor(graph, outcome.plan);
-    row.measured_ms = measure_latency(executor, inputs, options.repeat).median_ms;
-  } catch (const UserError& e) {
-    row.error = e.what();
-  } catch (const KernelUnsupported& e) {
-    row.error = e.what();
+// Which backend runs which nodes: two combinations whose plans agree run the same executor.
+std::string assignment(const Plan& plan) {
+  std::string s;
+  for (const Partition& p : plan.partitions) {
+    s += p.backend + ":";
+    p.nodes.for_each([&](int n) { s += std::to_string(n) + ","; });
+    s += ";";
   }
-  return row;
+  return s;
+}
+
+}  // namespace
+
+std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,
+                                         const std::vector<std::vector<std::string>>& combos,
+                                         const CostModel& cost_model, const BenchOptions& options) {
+  std::vector<BenchRow> rows(combos.size());
+  std::vector<std::unique_ptr<Executor>> executors;   // one per distinct plan
+  std::vector<std::optional<size_t>> runs_on(combos.size());
+  std::map<std::string, size_t> by_assignment;
+  for (size_t i = 0; i < combos.size(); ++i) {
+    if (options.progress) options.progress(i);
+    BenchRow& row = rows[i];
+    row.backends = combos[i];
+    try {
+      PartitionOptions po;
+      po.model_path = options.model_path;
+      po.search = options.search;
+      po.database = options.database;
+      po.coalesce = options.coalesce;
+      po.measure_wholes = cost_model.name() == "measure";
+      const std::vector<BackendSpec> specs = resolve_backends(combos[i], {});
+      PartitionOutcome outcome = partition_within_budget(graph, specs, cost_model, po, options.budget);
+      if (options.choose) options.choose(specs, po, outcome);
+      row.chosen = outcome.plan.verified_choice;
+      if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
+      if (cost_model.name() != "mock" && outcome.plan.total_cost.is_value())
+        row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
+      auto [it, fresh] = by_assignment.emplace(assignment(outcome.plan), executors.size());
+      if (fresh) executors.push_back(std::make_unique<Executor>(graph, outcome.plan));
+      runs_on[i] = it->second;
+    } catch (const UserError& e) {
+      row.error = e.what();
+    } catch (const KernelUnsupported& e) {
+      row.error = e.what();
+    }
+  }
+  if (executors.empty()) return rows;
+
+  if (options.progress) options.progress(combos.size());
+  VerifyOptions race;
+  race.repeat = options.repeat;
+  race.give_up_above = std::numeric_limits<double>::infinity();   // every first round complete
+  // A plan that fails while it runs is a row with an error, as one that fails to build.
+  std::vector<std::string> failed(executors.size());
+  const std::vector<std::optional<double>> raced = race_contenders(
+      std::vector<std::optional<double>>(executors.size()), std::vector<char>(executors.size(), 1),
+      [&](size_t e, int repeat, double) {
+        if (!failed[e].empty()) return std::numeric_limits<double>::infinity();
+        try {
+          return measure_latency(*executors[e], inputs, repeat).median_ms;
+        } catch (const UserError& x) {
+          failed[e] = x.what();
+        } catch (const KernelUnsupported& x) {
+          failed[e] = x.what();
+        }
+        return std::numeric_limits<double>::infinity();
+      },
+      race);
+  for (size_t i = 0; i < combos.size(); ++i) {
+    if (!runs_on[i]) continue;
+    if (!failed[*runs_on[i]].empty()) rows[i].error = failed[*runs_on[i]];
+    else rows[i].measured_ms = raced[*runs_on[i]];
+  }
+  return rows;
 }
 
 }  // namespace tessera

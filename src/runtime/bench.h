@@ -1,11 +1,20 @@
-// One row of `tessera bench` (and of tessera.bench in Python): for one backend combination, the
+// The rows of `tessera bench` (and of tessera.bench in Python): for each backend combination, the
 // plan the search chooses, its predicted cost, and the measured end-to-end latency of its
 // executor.
 //
-//   combination "ref,onednn" -> partition_within_budget(graph, those backends) -> Plan
-//                            -> options.choose (if set: `tune`'s end-to-end choice, see below)
-//                            -> Executor(graph, plan) -> measure_latency(inputs, repeat)
-//                            -> BenchRow {backends, predicted_ms, measured_ms, rel_error, error}
+//   every combination "ref,onednn" -> partition_within_budget(graph, those backends) -> Plan
+//                                  -> options.choose (if set: `tune`'s end-to-end choice, below)
+//                                  -> Executor(graph, plan)
+//   then the executors, raced       -> race_contenders (verified_choice.h) -> measured_ms
+//
+// Measured together, not one after another. Timed one combination at a time, each figure is one
+// moment of the machine: on a shared 2-core host PaddleOCR cls's `all` row read 1.31 ms for the
+// plan that read 0.38-0.40 ms in every round of an interleaved comparison minutes later. So every
+// plan is compiled first and then they are timed in tune's race: interleaved rounds (the first of
+// `repeat` runs, later ones of at least 25 ms, alternating direction), plans 1.5x behind the best
+// dropped after their first rounds, every figure paired with the pacer's round by round. Unlike
+// tune's race no round is cut short: a plan's first round is always `repeat` runs. Combinations
+// whose plans are the same assignment share one executor and one figure.
 //
 // A combination that cannot be planned or run (a backend that refuses an op it was given, a
 // budget no plan meets) is a row with `error` set and no values, not an exception, so that a
@@ -32,14 +41,18 @@ struct BenchOptions {
   std::string model_path;           // written into each plan, and in messages
   std::string search = "collage";
   bool coalesce = true;
-  int repeat = 10;                  // timed runs after one warm-up
+  int repeat = 10;                  // timed runs of a plan's first round (after one warm-up)
   CostDatabase* database = nullptr;
   AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
   // Called after the search with the combination's backends; may replace outcome.plan.
   std::function<void(const std::vector<BackendSpec>&, const PartitionOptions&, PartitionOutcome&)> choose;
+  // Called before combination i is planned, and with i = combos.size() before the race (progress).
+  std::function<void(size_t)> progress;
 };
 
-BenchRow bench_combination(const Graph& graph, const std::vector<HostTensor>& inputs, const std::vector<std::string>& backends,
-                           const CostModel& cost_model, const BenchOptions& options);
+// One row per combination, in the order given.
+std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,
+                                         const std::vector<std::vector<std::string>>& combos,
+                                         const CostModel& cost_model, const BenchOptions& options);
 
 }  // namespace tessera

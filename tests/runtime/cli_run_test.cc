@@ -138,6 +138,19 @@ TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per co
   CHECK(read_file(svg).find("<svg") != std::string::npos);
 }
 
+TEST_CASE("tessera bench races the plans together: one plan, one executor, one figure") {
+  // "ref" twice and "ref,onednn" on conv_block: the two "ref" rows are one
+  // plan, timed as one in every round, so they read the same figure; the other is its own.
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn ref --repeat 2 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 3);
+  CHECK(j[0]["measured_ms"].get<double>() == j[2]["measured_ms"].get<double>());
+  CHECK(j[1]["measured_ms"].get<double>() > 0);
+  CHECK(r.err.find("interleaved rounds") != std::string::npos);
+}
+
 TEST_CASE("tessera bench --cost measure shows the plan tune returned, not the one its verification rejected") {
   // tune times the search's plan against single-backend plans end to end and keeps the verdicts in
   // the database; bench over the same backends and database makes the same choice, as partition does.
