@@ -42,8 +42,8 @@
 // Why not the quietest round (sessions 9-16): a minimum over rounds rewards whoever met a quiet
 // moment, and on a 0.4 ms model a round of 10 runs is one moment. In one tune of PaddleOCR cls at
 // 2 threads single:onednn's quietest round read 0.544 ms, in the next 0.371, and the first shipped
-// a plan with 7 `ref` partitions at 0.400 ms. Two executors of each plan, timed in 10 interleaved
-// rounds of 50 runs: single:onednn 0.41 and 0.41 ms by median round, the mixed plan 0.48 and 0.44.
+// a plan with 7 `ref` partitions at 0.400 ms. The two raced afterwards (`run --against`,
+// src/cli/plan_race.h), rounds of 50 runs: the mixed plan 0.445 ms, single:onednn 0.416.
 //
 // Who wins: the fastest single-backend plan, unless a mixed plan is `tie_margin` faster still.
 // That is the promise users check ("never worse than one backend"); at a tie the plan with fewer
