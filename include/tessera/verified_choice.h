@@ -117,6 +117,10 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
 // unless a later one is tie_margin faster. Contenders without a latency cannot win.
 size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin);
 
+// What distinguishes two plans at run time: which backend runs which nodes, cut how
+// ("onednn:0,1,2,;ref:3,;"). Equal texts, one executor's work.
+std::string plan_assignment(const Plan& plan);
+
 // The database key of one contender's end-to-end latency (and, derived from it, of its in-plan
 // prices: in_plan_prices.h). It includes kPlanRunRevision, raised whenever a change to how plans
 // run or are priced in place makes earlier figures stale: 3 when the race's latency became the

@@ -12,21 +12,6 @@
 #include "tessera/verified_choice.h"
 
 namespace tessera {
-namespace {
-
-// Which backend runs which nodes: two combinations whose plans agree run the same executor.
-std::string assignment(const Plan& plan) {
-  std::string s;
-  for (const Partition& p : plan.partitions) {
-    s += p.backend + ":";
-    p.nodes.for_each([&](int n) { s += std::to_string(n) + ","; });
-    s += ";";
-  }
-  return s;
-}
-
-}  // namespace
-
 std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,
                                          const std::vector<std::vector<std::string>>& combos,
                                          const CostModel& cost_model, const BenchOptions& options) {
@@ -52,7 +37,7 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
       if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
       if (cost_model.name() != "mock" && outcome.plan.total_cost.is_value())
         row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
-      auto [it, fresh] = by_assignment.emplace(assignment(outcome.plan), executors.size());
+      auto [it, fresh] = by_assignment.emplace(plan_assignment(outcome.plan), executors.size());
       if (fresh) executors.push_back(std::make_unique<Executor>(graph, outcome.plan));
       runs_on[i] = it->second;
     } catch (const UserError& e) {
@@ -64,9 +49,10 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
   if (executors.empty()) return rows;
 
   if (options.progress) options.progress(combos.size());
+  // tune's race, but every round runs to the end (the timing callback ignores the give-up bar):
+  // a plan 3x behind after its first round is not timed again, one 1.5-3x behind once more.
   VerifyOptions race;
   race.repeat = options.repeat;
-  race.give_up_above = std::numeric_limits<double>::infinity();   // every first round complete
   // A plan that fails while it runs is a row with an error, as one that fails to build.
   std::vector<std::string> failed(executors.size());
   const std::vector<std::optional<double>> raced = race_contenders(

@@ -13,7 +13,10 @@
 // plan is compiled first and then they are timed in tune's race: interleaved rounds (the first of
 // `repeat` runs, later ones of at least 25 ms, alternating direction), plans 1.5x behind the best
 // dropped after their first rounds, every figure paired with the pacer's round by round. Unlike
-// tune's race no round is cut short: a plan's first round is always `repeat` runs. Combinations
+// tune's race no round is cut short: a plan's first round is always `repeat` runs, and a plan 3x
+// behind the best after it is not timed again (with no such bar every plan ran a second round:
+// resnet34's `bench` of 7 combinations took over 9 minutes at 1 thread, its plans on ref, eigen,
+// blas and halide 20 runs of about 3 s each, twice). Combinations
 // whose plans are the same assignment share one executor and one figure.
 //
 // A combination that cannot be planned or run (a backend that refuses an op it was given, a

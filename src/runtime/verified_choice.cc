@@ -16,22 +16,11 @@
 namespace tessera {
 namespace {
 
-// What distinguishes two plans at run time: which backend runs which nodes, cut how.
-std::string assignment_text(const Plan& plan) {
-  std::string s;
-  for (const Partition& p : plan.partitions) {
-    s += p.backend + ":";
-    p.nodes.for_each([&](int n) { s += std::to_string(n) + ","; });
-    s += ";";
-  }
-  return s;
-}
-
 // plan_latency_key with the model's structural hash already computed (it is the same for every
 // contender of one model, and hashing a large graph is not free).
 CostKey latency_key(uint64_t graph_hash, const Plan& plan, const CostModel& model) {
   std::string device = plan.partitions.empty() ? "cpu" : plan.partitions.front().device;
-  std::string identity = hash_hex(graph_hash) + "|" + assignment_text(plan) + "|run" + std::to_string(kPlanRunRevision);
+  std::string identity = hash_hex(graph_hash) + "|" + plan_assignment(plan) + "|run" + std::to_string(kPlanRunRevision);
   return CostKey{hash_hex(fnv1a64(identity)), "plan", model.device_fingerprint(device), model.fingerprint()};
 }
 
@@ -51,10 +40,10 @@ size_t rounds_run(const RoundRecord& rounds) {
 
 // The race's figures, paired with its pacer (see the header comment): the pacer is `pacer` when
 // given and timed, else the contender timed in the most rounds (then the fastest typical round,
-// then the first). It keeps its typical
-// round; a contender that shared at least `min_shared` rounds with it gets the pacer's typical
-// round times the median ratio of their round medians over those rounds; any other its own
-// typical round. Contenders never timed keep `known` (the database's figure, or none).
+// then the first). It keeps its typical round; a contender that shared at least `min_shared`
+// rounds with it gets the pacer's typical round times the median ratio of their round medians
+// over those rounds; any other its own typical round. Contenders never timed keep `known` (the
+// database's figure, or none).
 std::vector<std::optional<double>> paired_latencies(const std::vector<RoundRecord>& record,
                                                     const std::vector<std::optional<double>>& known,
                                                     size_t min_shared, std::optional<size_t> pacer) {
@@ -83,6 +72,16 @@ std::vector<std::optional<double>> paired_latencies(const std::vector<RoundRecor
 }
 
 }  // namespace
+
+std::string plan_assignment(const Plan& plan) {
+  std::string s;
+  for (const Partition& p : plan.partitions) {
+    s += p.backend + ":";
+    p.nodes.for_each([&](int n) { s += std::to_string(n) + ","; });
+    s += ";";
+  }
+  return s;
+}
 
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model) {
   return latency_key(structural_hash(graph), plan, model);
@@ -164,7 +163,7 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
   std::vector<std::string> seen;
   std::vector<PlanContender> distinct;
   for (PlanContender& c : contenders) {
-    std::string a = assignment_text(c.plan);
+    std::string a = plan_assignment(c.plan);
     if (auto it = std::find(seen.begin(), seen.end(), a); it != seen.end()) {
       PlanContender& kept = distinct[static_cast<size_t>(it - seen.begin())];
       if (c.single_backend && !kept.single_backend) {
