@@ -88,6 +88,12 @@ void run_run(const RunArgs& a) {
   set_compute_threads(a.threads);
   Graph graph = a.model.load();
   Plan plan = read_plan_file(a.plan_path, graph);
+  // --against's plans are read before anything runs: a bad one is a usage error at once.
+  std::vector<std::pair<std::string, Plan>> against;
+  if (!a.against.empty()) {
+    against.emplace_back(a.plan_path, plan);
+    for (const std::string& path : a.against) against.emplace_back(path, read_plan_file(path, graph));
+  }
   std::vector<HostTensor> inputs = model_inputs(graph, a.seed, read_inputs(a.inputs));
 
   ExecutorOptions options;
@@ -107,11 +113,7 @@ void run_run(const RunArgs& a) {
   if (a.check) report = check_against_ref(executor, inputs);
   LatencyStats latency = measure_latency(executor, inputs, a.repeat);
   std::vector<RacedPlan> race;
-  if (!a.against.empty()) {
-    std::vector<std::pair<std::string, Plan>> plans = {{a.plan_path, plan}};
-    for (const std::string& path : a.against) plans.emplace_back(path, read_plan_file(path, graph));
-    race = race_plans(graph, plans, inputs, a.repeat);
-  }
+  if (!against.empty()) race = race_plans(graph, against, inputs, a.repeat);
 
   // A plan made under an accuracy budget is judged end to end against its budget: its reduced-
   // precision partitions are not meant to meet fp32's per-element tolerance.

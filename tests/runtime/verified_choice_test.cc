@@ -119,30 +119,29 @@ TEST_CASE("the race's figures are paired with the pacer, round by round") {
   // plan leads (0.417 against 0.496); round by round the single plan is 5% faster.
   std::vector<std::vector<double>> script = {{0.492, 0.417, 0.545, 0.537, 0.552, 0.411, 0.397, 0.393},
                                              {0.496, 0.420, 0.514, 0.505, 0.528, 0.520, 0.374, 0.371}};
-  std::vector<size_t> calls(2, 0);
   VerifyOptions options;
   options.rounds = 8;
   options.max_rounds = 8;
-  auto raced = race_contenders({std::nullopt, std::nullopt}, {1, 1},
-                               [&](size_t i, int, double) { return script[i].at(calls[i]++); }, options);
+  auto race = [&] {
+    std::vector<size_t> calls(2, 0);
+    return race_contenders({std::nullopt, std::nullopt}, {1, 1},
+                           [&](size_t i, int, double) { return script[i].at(calls[i]++); }, options);
+  };
+  auto raced = race();
   CHECK(*raced[0] == Approx(0.417));            // the pacer: its own typical round
   CHECK(*raced[1] == Approx(0.417 * 0.9505).epsilon(1e-3));
   CHECK(*raced[1] < *raced[0] * 0.98);          // a mixed plan would not ship against it
 
   SECTION("a pacer given: it keeps its typical round, the other is paired with it") {
-    calls.assign(2, 0);
     options.pacer = 1;
-    raced = race_contenders({std::nullopt, std::nullopt}, {1, 1},
-                            [&](size_t i, int, double) { return script[i].at(calls[i]++); }, options);
+    raced = race();
     CHECK(*raced[1] == Approx(0.496));
     CHECK(*raced[0] == Approx(0.496 / 0.9505).epsilon(2e-3));
   }
 
   SECTION("with fewer rounds beside the pacer than min_paired_rounds, a contender's own typical round") {
-    calls.assign(2, 0);
     options.min_paired_rounds = 9;
-    raced = race_contenders({std::nullopt, std::nullopt}, {1, 1},
-                            [&](size_t i, int, double) { return script[i].at(calls[i]++); }, options);
+    raced = race();
     CHECK(*raced[1] == Approx(0.496));
   }
 }
