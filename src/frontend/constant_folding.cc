@@ -47,13 +47,6 @@ bool foldable_op(const Node& n, const KernelRegistry& kernels) {
   return kernels.supports(n.op);
 }
 
-// An Identity of a constant the file holds (torch's tied weights) is simplify's to remove: it
-// forwards the readers to that one constant instead of copying it, and `--no-simplify` keeps it.
-// An Identity of a value folded here is a step of shape arithmetic and folds like any node.
-bool identity_of_file_constant(const Node& n, const std::vector<char>& computed) {
-  return n.op == "Identity" && !n.inputs.empty() && n.inputs[0] != kNoValue && !computed[n.inputs[0]];
-}
-
 // Runs n's kernel; its outputs, or nullopt when the kernel refuses (an unsupported dtype or
 // attribute, inputs it finds wrong): then the node stays, and running the plan reports it.
 std::optional<std::vector<HostTensor>> run_kernel(const Graph& g, const Node& n, const std::vector<ConstTensorView>& ins,
@@ -95,16 +88,11 @@ std::optional<std::vector<int64_t>> constant_ints(const Graph& g, ValueId v) {
 }
 
 int fold_constants(Graph& g, std::vector<char>& known, std::vector<char>& folded, const KernelRegistry& kernels) {
-  std::vector<char> computed(g.values.size(), 0);   // outputs of folded nodes
-  for (NodeId id = 0; id < g.num_nodes(); ++id)
-    if (folded[id])
-      for (ValueId v : g.node(id).outputs)
-        if (v != kNoValue) computed[v] = 1;
   int count = 0;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (folded[id]) continue;
     const Node& n = g.node(id);
-    if (!foldable_op(n, kernels) || identity_of_file_constant(n, computed) || !outputs_foldable(g, n, known)) continue;
+    if (!foldable_op(n, kernels) || !outputs_foldable(g, n, known)) continue;
     std::optional<std::vector<ConstTensorView>> ins = known_inputs(g, n, known);
     if (!ins) continue;
     std::optional<std::vector<HostTensor>> results = run_kernel(g, n, *ins, kernels);
@@ -116,7 +104,6 @@ int fold_constants(Graph& g, std::vector<char>& known, std::vector<char>& folded
       out.kind = ValueKind::Constant;
       out.producer = kNoNode;
       out.data = std::make_shared<TensorBytes>(bytes, bytes + (*results)[k].bytes.size());
-      computed[n.outputs[k]] = 1;
     }
     folded[id] = 1;
     ++count;

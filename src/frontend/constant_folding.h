@@ -21,13 +21,11 @@
 //
 // Left as nodes: ops ref has no kernel for; control flow (an If is inlined when its condition
 // folds; Loop and Scan are closed over what they read, control_flow.h); ops of another domain;
-// nodes reading a constant without data (shape-only weights); an Identity of a constant of the
-// file (torch's tied weights: simplify forwards its readers to that one constant, and
-// `--no-simplify` keeps it, tessera/simplify.h); nodes whose kernel refuses its inputs (the
-// plan's run reports it); and nodes with an output of more than kMaxFoldElements elements, so
-// that import memory stays bounded: folding is for shapes and small tables, not for weights.
-// Folding is not needed for correctness where shapes are known: an unfolded node computes the
-// same value when the plan runs.
+// nodes reading a constant without data (shape-only weights); nodes whose kernel refuses its
+// inputs (the plan's run reports it); and nodes with an output of more than kMaxFoldElements
+// elements, so that import memory stays bounded: folding is for shapes and small tables, not for
+// weights. Folding is not needed for correctness where shapes are known: an unfolded node computes
+// the same value when the plan runs.
 //
 // Scale: one pass is one walk over the nodes; each fold runs one kernel on at most
 // kMaxFoldElements output elements.
