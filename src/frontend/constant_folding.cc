@@ -50,7 +50,7 @@ bool foldable_op(const Node& n, const KernelRegistry& kernels) {
 // Runs n's kernel; its outputs, or nullopt when the kernel refuses (an unsupported dtype or
 // attribute, inputs it finds wrong): then the node stays, and running the plan reports it.
 std::optional<std::vector<HostTensor>> run_kernel(const Graph& g, const Node& n, const std::vector<ConstTensorView>& ins,
-                                                const KernelRegistry& kernels) {
+                                                  const KernelRegistry& kernels) {
   std::vector<HostTensor> results(n.outputs.size());
   std::vector<TensorView> outs(n.outputs.size());
   for (size_t k = 0; k < n.outputs.size(); ++k) {
