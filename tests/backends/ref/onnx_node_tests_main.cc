@@ -92,8 +92,8 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
          "rejects the model (dtypes tessera does not model such as strings or 16-bit integers, optional or\n"
          "sequence types, shapes that cannot be made static), or when a kernel reports an unsupported\n"
          "feature. Tests whose integer inputs decide shapes are imported with those inputs as initializers,\n"
-         "as exported models carry them; where the importer then folds a node into a constant, the folded\n"
-         "node is checked through the importer, not run by ref (counted below). Tests of opsets older\n"
+         "as exported models carry them; where the importer then folds a node into a constant, ref's kernel\n"
+         "ran at import (constant folding, formats.md; counted below). Tests of opsets older\n"
          "than the importer reads (7) are imported at opset 7 when ONNX's schemas give each of their ops\n"
          "the same definition there (GlobalAveragePool-1, Elu-6, ...).\n\n"
          "Regenerate this file with\n\n"
@@ -112,7 +112,7 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
     }
   out << "Of the passing tests, " << as_constants << " were imported with integer inputs as initializers, " << raised
       << " at opset 7 instead of their own, and " << folded
-      << " had every node folded by the importer (no ref kernel ran; marked \"folded\" below).\n\n";
+      << " had every node folded by the importer (ref's kernels ran at import; marked \"folded\" below).\n\n";
   out << "### Ops with passing node tests (" << ops_passed.size() << ")\n\n| op | passing tests |\n|---|---|\n";
   for (const auto& [op, tests] : ops_passed)
     out << "| " << op << (k.supports(op) ? "" : " (folded at import, no kernel)") << " | " << tests.size() << " |\n";
