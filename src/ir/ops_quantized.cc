@@ -7,6 +7,8 @@
 //   DynamicQuantizeLinear:              4 per element (min, max, scale, shift)
 //   ConvInteger, QLinearConv:           2 * prod(out) * prod(W[1:])
 //   MatMulInteger, QLinearMatMul, ...:  2 * prod(out) * K
+//   QLinearAdd, QLinearMul:             4 per element (two dequantizations, the op, a quantization);
+//   QLinearSigmoid 8 (4 for the sigmoid, as Sigmoid); QLinearGlobalAveragePool 1 per input element
 #include "op_table.h"
 
 namespace tessera::detail {
@@ -45,6 +47,13 @@ void register_quantized_ops(OpTable& t) {
   t.add("QLinearConv", OpKind::OutEWiseFusable, integer_conv_flops(3));
   t.add("MatMulInteger", OpKind::OutEWiseFusable, integer_matmul_flops);
   t.add("QLinearMatMul", OpKind::OutEWiseFusable, integer_matmul_flops);
+  // com.microsoft (ONNX Runtime's quantization tool).
+  t.add("QLinearAdd", OpKind::Broadcast, per_element(4));
+  t.add("QLinearMul", OpKind::Broadcast, per_element(4));
+  t.add("QLinearSigmoid", OpKind::Elementwise, per_element(8));
+  t.add("QLinearGlobalAveragePool", OpKind::Reduction, per_element(1));
+  t.add("MatMulIntegerToFloat", OpKind::OutEWiseFusable, integer_matmul_flops);
+  t.add("DynamicQuantizeMatMul", OpKind::OutEWiseFusable, integer_matmul_flops);
 }
 
 }  // namespace tessera::detail

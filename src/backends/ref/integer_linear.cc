@@ -1,5 +1,7 @@
-// Integer convolution and matrix products: ConvInteger, MatMulInteger (int32 results) and
-// QLinearConv, QLinearMatMul (requantized 8-bit results).
+// Integer convolution and matrix products: ConvInteger, MatMulInteger (int32 results),
+// QLinearConv, QLinearMatMul (requantized 8-bit results), and ONNX Runtime's com.microsoft
+// MatMulIntegerToFloat and DynamicQuantizeMatMul (float results: acc * a_scale * b_scale + bias,
+// the latter quantizing its float A as DynamicQuantizeLinear does).
 //
 // Every one is the float op's loop over zero-point-shifted integers (linear_core.h):
 //
@@ -21,17 +23,6 @@ namespace {
 
 using Inputs = std::span<const ConstTensorView>;
 using Outputs = std::span<const TensorView>;
-
-// int32(x) - zp[(i / inner) % zp.size()] for every element i of an i8/u8 tensor.
-HostTensor shifted(const Node& n, const ConstTensorView& x, const std::vector<int32_t>& zp, int64_t inner) {
-  HostTensor out(TensorType{DType::i32, x.type.shape});
-  const std::vector<int32_t> values = read_int32(n, x);
-  int32_t* y = out.view().as<int32_t>();
-  const auto groups = static_cast<int64_t>(zp.size());
-  for (int64_t i = 0; i < x.numel(); ++i)
-    y[i] = values[static_cast<size_t>(i)] - zp[groups == 1 ? 0 : static_cast<size_t>((i / inner) % groups)];
-  return out;
-}
 
 void expect_quantized(const Node& n, const ConstTensorView& v, const char* what) {
   if (v.type.dtype != DType::u8 && v.type.dtype != DType::i8)
@@ -57,8 +48,8 @@ void conv_accumulate(const Node& n, const ConstTensorView& x, const ConstTensorV
   expect_quantized(n, w, "weight");
   if (w.type.rank() < 1) bad_node(n, "the weight has rank 0");
   const int64_t filters = w.type.shape[0];
-  const HostTensor xs = shifted(n, x, read_zero_points(n, x_zp, x.type.dtype, 1, "x_zero_point"), 1);
-  const HostTensor ws = shifted(n, w, read_zero_points(n, w_zp, w.type.dtype, filters, "w_zero_point"),
+  const HostTensor xs = widen_shifted(n, x, read_zero_points(n, x_zp, x.type.dtype, 1, "x_zero_point"), 1);
+  const HostTensor ws = widen_shifted(n, w, read_zero_points(n, w_zp, w.type.dtype, filters, "w_zero_point"),
                                 filters == 0 ? 1 : w.numel() / filters);
   if (bias.present && (bias.type.dtype != DType::i32 || bias.type.shape != Shape{filters}))
     bad_node(n, "bias is " + to_string(bias.type) + ", expected int32 with " + std::to_string(filters) + " values");
@@ -76,9 +67,9 @@ void matmul_accumulate(const Node& n, const ConstTensorView& a, const ConstTenso
   expect_quantized(n, a, "A");
   expect_quantized(n, b, "B");
   if (a.type.rank() < 1 || b.type.rank() < 1) bad_node(n, "operands must have rank >= 1");
-  const HostTensor as = shifted(n, a, read_zero_points(n, a_zp, a.type.dtype, rows_of(a.type.shape), "a_zero_point"),
+  const HostTensor as = widen_shifted(n, a, read_zero_points(n, a_zp, a.type.dtype, rows_of(a.type.shape), "a_zero_point"),
                                 a.type.shape.back());
-  const HostTensor bs = shifted(n, b, read_zero_points(n, b_zp, b.type.dtype, cols_of(b.type.shape), "b_zero_point"), 1);
+  const HostTensor bs = widen_shifted(n, b, read_zero_points(n, b_zp, b.type.dtype, cols_of(b.type.shape), "b_zero_point"), 1);
   matmul_any(n, as.view(), bs.view(), acc);
 }
 
@@ -154,6 +145,52 @@ void qlinear_matmul_kernel(const Node& n, Inputs in, Outputs out) {
   requantize(n, acc, a_scale, row_inner, b_scale, 1, in[6], in[7], out[0]);
 }
 
+// y[i] = float(acc[i]) * (a_scale * b_scale[col]) + bias[col], col = i % N: the float result of
+// ONNX Runtime's MatMulIntegerToFloat and DynamicQuantizeMatMul (computed in float32, as it does).
+void scale_to_float(const Node& n, const HostTensor& acc, float a_scale, const std::vector<float>& b_scale,
+                    const ConstTensorView& bias, const TensorView& y) {
+  if (y.type.dtype != DType::f32) bad_node(n, "output must be float32, is " + to_string(y.type));
+  const int64_t cols = y.type.rank() < 1 ? 1 : y.type.shape.back();
+  if (bias.present && (bias.type.dtype != DType::f32 || bias.numel() != cols))
+    bad_node(n, "bias is " + to_string(bias.type) + ", expected float32 with " + std::to_string(cols) + " values");
+  const int32_t* v = acc.view().as<int32_t>();
+  float* out = y.as<float>();
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    const auto col = static_cast<size_t>(cols == 0 ? 0 : i % cols);
+    const float scale = a_scale * b_scale[b_scale.size() == 1 ? 0 : col];
+    out[i] = static_cast<float>(v[i]) * scale + (bias.present ? bias.as<float>()[col] : 0.0f);
+  }
+}
+
+// com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale [, a_zp, b_zp, bias]).
+void matmul_integer_to_float_kernel(const Node& n, Inputs in, Outputs out) {
+  expect_inputs(n, in, 4, 7);
+  expect_outputs(n, out, 1, 1);
+  HostTensor acc(TensorType{DType::i32, out[0].type.shape});
+  matmul_accumulate(n, in[0], optional(in, 4), in[1], optional(in, 5), acc.view());
+  const float a_scale = read_scales(n, in[2], 1, "a_scale")[0];
+  const std::vector<float> b_scale = read_scales(n, in[3], cols_of(in[1].type.shape), "b_scale");
+  scale_to_float(n, acc, a_scale, b_scale, optional(in, 6), out[0]);
+}
+
+// com.microsoft DynamicQuantizeMatMul(A, B, b_scale [, b_zp, bias]): A quantized to uint8 as
+// DynamicQuantizeLinear does, then MatMulIntegerToFloat.
+void dynamic_quantize_matmul_kernel(const Node& n, Inputs in, Outputs out) {
+  expect_inputs(n, in, 3, 5);
+  expect_outputs(n, out, 1, 1);
+  const ConstTensorView& a = in[0];
+  if (a.type.dtype != DType::f32) unsupported(n, "A of dtype " + std::string(dtype_name(a.type.dtype)));
+  const DynamicParams p = dynamic_params(a.as<float>(), a.numel());
+  HostTensor a_q(TensorType{DType::u8, a.type.shape}), a_zp(TensorType{DType::u8, {}});
+  for (int64_t i = 0; i < a.numel(); ++i)
+    a_q.view().as<uint8_t>()[i] = saturate_round<uint8_t>(a.as<float>()[i] / p.scale, p.zero_point);
+  a_zp.view().as<uint8_t>()[0] = p.zero_point;
+  HostTensor acc(TensorType{DType::i32, out[0].type.shape});
+  matmul_accumulate(n, a_q.view(), a_zp.view(), in[1], optional(in, 3), acc.view());
+  const std::vector<float> b_scale = read_scales(n, in[2], cols_of(in[1].type.shape), "b_scale");
+  scale_to_float(n, acc, p.scale, b_scale, optional(in, 4), out[0]);
+}
+
 }  // namespace
 
 void register_integer_linear(KernelRegistry& r) {
@@ -161,6 +198,8 @@ void register_integer_linear(KernelRegistry& r) {
   r.add("MatMulInteger", matmul_integer_kernel);
   r.add("QLinearConv", qlinear_conv_kernel);
   r.add("QLinearMatMul", qlinear_matmul_kernel);
+  r.add("MatMulIntegerToFloat", matmul_integer_to_float_kernel);  // com.microsoft
+  r.add("DynamicQuantizeMatMul", dynamic_quantize_matmul_kernel);  // com.microsoft
 }
 
 }  // namespace tessera::ref

@@ -1,6 +1,8 @@
 // Scale and zero-point readers of the quantized kernels (see quant_util.h).
 #include "backends/ref/quant_util.h"
 
+#include <algorithm>
+
 namespace tessera::ref {
 
 std::vector<int32_t> read_int32(const Node& n, const ConstTensorView& v) {
@@ -24,6 +26,28 @@ std::vector<int32_t> read_zero_points(const Node& n, const ConstTensorView& zp, 
     bad_node(n, std::string(where) + " has shape " + shape_to_string(zp.type.shape) + ", expected a scalar or " +
                     std::to_string(size) + " values");
   return read_int32(n, zp);
+}
+
+HostTensor widen_shifted(const Node& n, const ConstTensorView& x, const std::vector<int32_t>& zp, int64_t inner) {
+  HostTensor out(TensorType{DType::i32, x.type.shape});
+  const std::vector<int32_t> values = read_int32(n, x);
+  int32_t* y = out.view().as<int32_t>();
+  const auto groups = static_cast<int64_t>(zp.size());
+  for (int64_t i = 0; i < x.numel(); ++i)
+    y[i] = values[static_cast<size_t>(i)] - zp[groups == 1 ? 0 : static_cast<size_t>((i / inner) % groups)];
+  return out;
+}
+
+DynamicParams dynamic_params(const float* x, int64_t count) {
+  float lo = 0.0f, hi = 0.0f;  // the range always includes 0, so that 0 is exact
+  for (int64_t i = 0; i < count; ++i) {
+    if (std::isnan(x[i])) continue;
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+  const float zp = std::clamp(0.0f - lo / scale, 0.0f, 255.0f);
+  return {scale, static_cast<uint8_t>(std::nearbyint(zp))};
 }
 
 QuantParams read_quant_params(const Node& n, const ConstTensorView& scale, const ConstTensorView& zero_point,

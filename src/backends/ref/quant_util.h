@@ -52,6 +52,18 @@ std::vector<int32_t> read_int32(const Node& n, const ConstTensorView& v);
 std::vector<int32_t> read_zero_points(const Node& n, const ConstTensorView& zp, DType data_dtype, int64_t size,
                                       const char* where);
 
+// int32(x) - zp[(i / inner) % zp.size()] for every element i of an i8/u8 tensor: the operand of an
+// integer convolution or product whose zero point is per tensor (one value) or per channel.
+HostTensor widen_shifted(const Node& n, const ConstTensorView& x, const std::vector<int32_t>& zp, int64_t inner);
+
+// DynamicQuantizeLinear's uint8 parameters for `count` floats: the range [min(x, 0), max(x, 0)]
+// mapped onto [0, 255] (scale 1/255 when the range is empty), NaNs ignored.
+struct DynamicParams {
+  float scale;
+  uint8_t zero_point;
+};
+DynamicParams dynamic_params(const float* x, int64_t count);
+
 // Round half to even, then clamp to Q's range; NaN gives `offset` (the zero point).
 template <typename Q>
 Q saturate_round(double x, int32_t offset) {

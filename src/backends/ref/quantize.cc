@@ -79,15 +79,7 @@ void dynamic_quantize_linear_kernel(const Node& n, Inputs in, Outputs out) {
       out[1].numel() != 1 || out[2].numel() != 1)
     bad_node(n, "outputs must be uint8 data, a float32 scale and a uint8 zero point");
   const float* xs = x.as<float>();
-  float lo = 0.0f, hi = 0.0f;  // the range always includes 0, so that 0 is exact
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    if (std::isnan(xs[i])) continue;
-    lo = std::min(lo, xs[i]);
-    hi = std::max(hi, xs[i]);
-  }
-  const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
-  const float zp_real = std::clamp(0.0f - lo / scale, 0.0f, 255.0f);
-  const auto zp = static_cast<uint8_t>(std::nearbyint(zp_real));
+  const auto [scale, zp] = dynamic_params(xs, x.numel());
   uint8_t* y = out[0].as<uint8_t>();
   for (int64_t i = 0; i < x.numel(); ++i) y[i] = saturate_round<uint8_t>(xs[i] / scale, zp);
   out[1].as<float>()[0] = scale;
