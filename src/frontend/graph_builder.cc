@@ -8,9 +8,9 @@
 
 #include "control_flow.h"
 #include "if_inlining.h"
+#include "quant_check.h"
 #include "shape_folding.h"
 #include "shape_inference.h"
-#include "quant_check.h"
 #include "window_check.h"
 #include "tessera/boundary_layout.h"
 #include "tessera/error.h"
