@@ -10,6 +10,7 @@
 #include "constant_folding.h"
 #include "control_flow.h"
 #include "if_inlining.h"
+#include "quant_check.h"
 #include "shape_inference.h"
 #include "window_check.h"
 #include "tessera/boundary_layout.h"
@@ -336,6 +337,7 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
   mark_shaping_constants(built);
   mark_feature_maps(built);
   check_windows(built, file);
+  check_quantization(built, file);
   return built;
 }
 

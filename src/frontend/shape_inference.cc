@@ -8,6 +8,7 @@
 #include <set>
 
 #include "constant_folding.h"
+#include "contrib_schemas.h"
 #include "tessera/error.h"
 #include "tessera/limits.h"
 #include "tessera/onnx_export.h"
@@ -125,6 +126,7 @@ void check_before_inference(const Graph& g, const std::vector<char>& known, cons
 }  // namespace
 
 void infer_shapes(Graph& g, std::vector<char>& known, const std::vector<char>& skip, const std::string& file) {
+  register_contrib_schemas();
   check_before_inference(g, known, skip, file);
   onnx::ModelProto m = inference_model(g, known, skip);
   try {
