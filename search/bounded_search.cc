@@ -9,7 +9,7 @@
 namespace tessera {
 
 size_t default_search_memory() {
-  constexpr size_t kCap = size_t{512} << 20;
+  constexpr size_t kCap = size_t{256} << 20;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return kCap;
   return std::min(kCap, size_t(pages) * size_t(page) / 8);

@@ -43,7 +43,7 @@
 
 namespace tessera {
 
-// The default budget: an eighth of the machine's physical memory, at most 512 MiB. A search that
+// The default budget: an eighth of the machine's physical memory, at most 256 MiB. A search that
 // needs more has spent seconds on frontier variants whose costs differ by crossings; past that the
 // fallbacks answer in a fraction of the time and say how far from the optimum they can be, and
 // --search-memory buys exactness where a user wants it.

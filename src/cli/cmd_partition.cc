@@ -164,7 +164,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
   cmd->add_option("--search-memory", args->search_memory_mb,
                   "MB the collage search may hold before it falls back to a plan it cannot prove optimal "
-                  "(default: an eighth of this machine's memory, at most 512)")
+                  "(default: an eighth of this machine's memory, at most 256)")
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   args->accuracy.add_to(*cmd);

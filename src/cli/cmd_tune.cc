@@ -386,7 +386,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--report", args->report, "write a JSON report: ranks, measured_per_rank, from_database, invalid, wall_s, ...");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
   cmd->add_option("--search-memory", args->search_memory_mb,
-                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 512)")
+                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 256)")
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("-j", args->jobs, "measurements at once (per rank; one per core at most); also enumeration threads")
       ->check(CLI::Range(1, 1024));

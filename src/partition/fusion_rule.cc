@@ -7,8 +7,9 @@
 // adjacent pair is thus examined exactly once, when the later of the two is processed, so the
 // result is the closure. A union is kept when: s and t are disjoint, the fusion style allows the
 // direction(s) in which they feed each other, the union is convex, and its depth is within
-// max_depth (sound pruning: depth never shrinks under union). Every union ever examined, kept or
-// not, goes into `seen`, so no union is tested twice.
+// max_depth (sound pruning: depth never shrinks under union), and it holds no more nodes feeding
+// graph outputs than max_exits (sound too: such a node is an exit of every member holding it).
+// Every union ever examined, kept or not, goes into `seen`, so no union is tested twice.
 //
 // Convexity of u = s | t is one pass over the words between u's first and last node:
 // (down_s|down_t) & (up_s|up_t) within u, where down(S) and up(S) are unions of the per-node
@@ -78,7 +79,11 @@ class Closure {
  public:
   Closure(const RuleContext& ctx, const FusionOptions& options, const std::string& rule_name)
       : ctx_(ctx), index_(ctx.index), options_(options), rule_name_(rule_name),
-        by_node_(static_cast<size_t>(index_.size())), depth_(static_cast<size_t>(index_.size()), 0) {}
+        by_node_(static_cast<size_t>(index_.size())), depth_(static_cast<size_t>(index_.size()), 0),
+        output_nodes_(index_.size()) {
+    for (NodeId n = 0; n < index_.size(); ++n)
+      if (index_.feeds_graph_output(n)) output_nodes_.insert(n);
+  }
 
   std::vector<Candidate> run(std::vector<Candidate> seeds) {
     // Seeds arrive sorted and deduplicated (PartitionRule::run), so seed i becomes member i.
@@ -166,11 +171,21 @@ class Closure {
                    (t_feeds_s && fusion_allows(options_.style, t.kind, s.kind));
     if (!allowed) return;
     ++ctx_.stats.unions_tried;
+    if (options_.max_exits > 0 && (s.inside & output_nodes_).count() + (t.inside & output_nodes_).count() >
+                                      options_.max_exits)
+      return;
     Key key{s.inside | t.inside, {}};
     key.composites.reserve(s.composites.size() + t.composites.size());
     key.composites = s.composites;
     key.composites.insert(key.composites.end(), t.composites.begin(), t.composites.end());
     std::sort(key.composites.begin(), key.composites.end());
+    if (static_cast<int64_t>(seen_.size()) >= 4 * options_.max_candidates) {
+      limited_ = true;
+      ctx_.stats.limits.push_back(ctx_.backend + ": fusion closure '" + rule_name_ + "' stopped after examining " +
+                                  std::to_string(seen_.size()) +
+                                  " unions (4 x max_candidates); larger unions were not enumerated");
+      return;
+    }
     auto [it, fresh] = seen_.insert(std::move(key));
     if (!fresh) return;
     const IndexSet& u = it->inside;
@@ -198,6 +213,7 @@ class Closure {
   std::unordered_set<Key, KeyHash> seen_;
   std::vector<std::vector<int>> by_node_;
   std::vector<int> depth_;
+  IndexSet output_nodes_;      // nodes feeding a graph output
   std::vector<int> stamp_;
   bool limited_ = false;
 };

@@ -183,6 +183,7 @@ PartitionRulePtr BackendSpec::make_rule() const {
   FusionOptions fusion_options;
   fusion_options.style = fusion;
   fusion_options.max_depth = limits.max_depth;
+  fusion_options.max_exits = limits.max_exits;
   PartitionRulePtr fused = make_fusion_rule(name + ".fusion", std::move(seed), fusion_options);
   return make_only_valid_rule(name + ".valid", std::move(fused), limits);
 }
