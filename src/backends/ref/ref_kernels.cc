@@ -1,5 +1,8 @@
-// Assembles the ref backend's kernel table from its op families (see ref_kernels.h).
+// Assembles the ref backend's kernel table from its op families (see ref_kernels.h), then wraps
+// it so that every op also runs in f16 and bf16 (half_kernels.h).
 #include "backends/ref/ref_kernels.h"
+
+#include "backends/ref/half_kernels.h"
 
 namespace tessera {
 
@@ -21,7 +24,7 @@ KernelRegistry make_ref_kernels() {
   ref::register_indexing(r);
   ref::register_recurrent(r);
   ref::register_control_flow(r);
-  return r;
+  return ref::with_half_precision(r);
 }
 
 }  // namespace tessera
