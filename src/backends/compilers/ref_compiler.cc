@@ -55,7 +55,8 @@ class RefFunction final : public CompiledFunction {
 class RefCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "ref"; }
-  std::string version() const override { return "tessera-ref 2"; }   // 2: strided copies move contiguous runs (Slice, Transpose)
+  std::string version() const override { return "tessera-ref 3"; }   // 3: f16/bf16 nodes (half_kernels.h)
+  bool widens_half() const override { return false; }                // its kernels take f16/bf16
 
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {
