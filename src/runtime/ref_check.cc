@@ -1,6 +1,7 @@
 // --check: compare a partitioned run with ref's interpretation of the whole model (see ref_check.h).
 #include "tessera/ref_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,9 +38,17 @@ HostTensor from_view(const TensorView& v) {
   return t;
 }
 
+// The tolerance for a tensor of dtype t: a half format is held to its own precision (header).
+Tolerance for_dtype(const Tolerance& tol, DType t) {
+  if (t != DType::f16 && t != DType::bf16) return tol;
+  const double floor = 8.0 * (t == DType::f16 ? 0x1p-10 : 0x1p-7);
+  return Tolerance{std::max(tol.rtol, floor), std::max(tol.atol, floor)};
+}
+
 }  // namespace
 
-TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& tol) {
+TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& given) {
+  const Tolerance tol = for_dtype(given, actual.type.dtype);
   TensorComparison c;
   if (!(actual.type == reference.type)) {
     c.ok = false;
