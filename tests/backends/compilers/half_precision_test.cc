@@ -111,6 +111,13 @@ Graph gemm_function() {
   return b.g;
 }
 
+Graph elementwise_function() {
+  FunctionBuilder b;
+  const ValueId s = b.node("Add", {b.input("x", {4, 32}), b.input("y", {4, 32})}, {4, 32});
+  b.output(b.node("Sigmoid", {b.node("Mul", {s, s}, {4, 32})}, {4, 32}));
+  return b.g;
+}
+
 }  // namespace
 
 TEST_CASE("ref runs f16 and bf16 nodes in f32, rounding each node's outputs", "[half]") {
@@ -147,6 +154,7 @@ TEST_CASE("f32 backends compile f16 and bf16 functions as f32 with conversions",
     check_close("xnnpack", conv_function(), half);
     check_close("eigen", matmul_function(), half);
     check_close("blas", gemm_function(), half);
+    check_close("halide", elementwise_function(), half);
   }
 }
 
