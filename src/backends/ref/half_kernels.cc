@@ -11,12 +11,12 @@
 namespace tessera::ref {
 namespace {
 
-// Sorted, for binary search.
+// Sorted, for binary search: kernels that move or convert elements of any dtype, and those that
+// interpret typed sub-graphs.
 constexpr std::array<std::string_view, 24> kNative{
-    "Cast",      "CastLike", "Concat",  "ConstantOfShape", "DepthToSpace", "Expand",         "EyeLike",
-    "Flatten",   "Gather",   "GatherElements", "Identity", "If",         "Loop",           "Pad",
-    "Reshape",   "Scan",     "Shape",   "Size",            "Slice",        "SpaceToDepth",   "Split",
-    "Squeeze",   "Tile",     "Transpose"};
+    "Cast",    "CastLike", "Concat", "ConstantOfShape", "DepthToSpace", "Expand", "EyeLike", "Flatten",
+    "Gather",  "GatherElements", "Identity", "If", "Loop", "Pad", "Reshape", "Scan",
+    "Shape",   "Size", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose"};
 static_assert(std::is_sorted(kNative.begin(), kNative.end()));
 
 bool any_half(std::span<const ConstTensorView> in, std::span<const TensorView> out) {

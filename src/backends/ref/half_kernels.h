@@ -9,9 +9,9 @@
 //     ==> x', W', B' = f32(x), f32(W), f32(B);  conv_f32(x', W', B') -> y';  y = f16(y')
 //
 // All of a node's half-precision tensors become f32 together, so the dtype relations a kernel
-// checks (output dtype = input dtype, Where's two branches) still hold. So each op computes in f32
-// and rounds once per node, which is what an f16 model means by "computing in f16" up to one
-// rounding of the intermediate sums (within 1e-3 relative of exact f16 arithmetic per node).
+// checks (output dtype = input dtype, Where's two branches) still hold. Each node thus computes in
+// f32 and rounds once: its sums do not round at every step as f16 arithmetic would, which is more
+// accurate and is what f16 CPU inference does in practice.
 //
 // Not wrapped: kernels that already take every dtype as it is, because they only move or convert
 // elements (Transpose, Concat, Reshape, ... : widening them would round-trip exactly, at a cost),
