@@ -1,6 +1,7 @@
 #include "search/crossing_accounting.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace tessera {
 
@@ -54,28 +55,55 @@ Crossings add_candidate_crossings(const SearchProblem& problem, const IndexSet& 
       }
     }
   });
-  // New frontier: values of covered | c still read outside it.
+  // New frontier: values of covered | c still read outside it, each reduced to what a later step
+  // can still be charged for.
   IndexSet after = covered | inside;
   const auto& readers = index.value_consumers();
-  auto still_read = [&](ValueId v) {
+  // Whether v is still read, and by which backends it may be.
+  struct Reach {
+    bool read = false;
+    uint32_t backends = 0;
+  };
+  auto reach = [&](ValueId v) {
+    Reach out;
     for (NodeId r : readers[size_t(v)])
-      if (!after.contains(r)) return true;
+      if (!after.contains(r)) {
+        out.read = true;
+        out.backends |= problem.node_backends[size_t(r)];
+      }
+    return out;
+  };
+  // Whether e can still cost something; forgets handed bits no later reader can use. On one
+  // device an entry whose every reachable backend is handed already or free to reach is dropped:
+  // it can never be charged again, so keeping it would only split equal states.
+  auto reduce = [&](FrontierEntry& e, const Reach& r) {
+    if (!r.read) return false;
+    const uint32_t backends = r.backends;
+    e.handed &= backends;
+    if (problem.multi_device()) return true;
+    if (!boundary_charged(problem, e.value)) return false;
+    for (uint32_t open = backends & ~e.handed; open; open &= open - 1)
+      if (problem.boundary_price(e.value, e.backend, std::countr_zero(open)) != Cost::zero()) return true;
     return false;
   };
   FrontierState next;
   next.reserve(frontier.size() + 2);
-  for (const FrontierEntry& e : frontier)
-    if (still_read(e.value)) next.push_back(e);
+  for (FrontierEntry e : frontier)
+    if (reduce(e, reach(e.value))) next.push_back(e);
   // A new frontier value is kept only when its future can cost something: another device may read
-  // it, or some boundary price of it is not zero; its producer is recorded by price class.
+  // it, or some boundary price of it to a backend that may read it is not zero; its producer is
+  // recorded by price class.
   inside.for_each([&](int n) {
     for (ValueId v : graph.node(n).outputs) {
-      if (v == kNoValue || !still_read(v)) continue;
+      if (v == kNoValue) continue;
+      const Reach r = reach(v);
+      if (!r.read) continue;
       const bool priced = boundary_charged(problem, v) && problem.boundary_priced[size_t(problem.boundary_slot[size_t(v)])];
       if (!priced && !problem.multi_device()) continue;
       const uint8_t cls = priced ? problem.price_class[size_t(problem.boundary_slot[size_t(v)]) * problem.backend_names.size() + backend]
                                  : backend;
-      next.push_back({v, dev, 0, cls, 0});
+      FrontierEntry e{v, dev, 0, cls, 0};
+      if (reduce(e, r)) next.push_back(e);
     }
   });
   std::sort(next.begin(), next.end());
@@ -105,7 +133,6 @@ PlanCrossings plan_crossings(const SearchProblem& problem, const std::vector<int
       }
       for (int d = 0; d < 8; ++d)
         if ((devices >> d) & 1u) out.transfer += transfer_price(problem, v, node_dev[size_t(n)], d);
-      if (graph.is_output(v)) continue;   // graph outputs are never charged, nor listed
       uint32_t handed = 0;
       for (int b = 0; b < 32; ++b) {
         if (!((backends >> b) & 1u)) continue;

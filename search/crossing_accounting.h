@@ -6,8 +6,9 @@
 // cached on the consumer's device): a *transfer*. A value produced by a node on backend P and read
 // by a node on backend Q != P crosses once per distinct Q (once per distinct boundary layout of Q
 // when layout conversions are the only prices: SearchProblem::handed_mask): a *boundary* (layout conversion, copy,
-// cold cache), priced by CostModel::boundary; graph inputs, constants and graph outputs are never
-// charged (search_problem.h). Both are edge costs: they depend only on which backend/device holds
+// cold cache), priced by CostModel::boundary; graph inputs and constants are never charged, nor is a graph
+// output's hand-off to the caller, but a graph output that another backend also reads pays that
+// crossing like any other value (search_problem.h). Both are edge costs: they depend only on which backend/device holds
 // the producer and which hold the readers, never on how partitions are cut.
 //
 // For the Dijkstra search the future crossing cost depends on more than the covered set: on where
@@ -24,6 +25,16 @@
 // them would break Dijkstra's optimality. With them, the cost of every path to a state is exactly
 // the candidates' costs plus the crossings the plan so far has caused, and future crossings depend
 // only on the state: the argument of collage_search.h goes through unchanged.
+//
+// Only what a later step can still be charged for is state. The backends that may still read a
+// value are those with a usable candidate holding one of its uncovered readers
+// (SearchProblem::node_backends); handed bits of other backends are forgotten, and on one device
+// an entry whose every such backend has had it handed, or reads it for free, is dropped. Two
+// states that differ only there have the same future, so they are one state, and the argument
+// above is unchanged. (bounded_search.h bounds what is left: states per covered set.)
+//
+//   a=Relu on p, b=Abs on q reads it (pays), c=Sigmoid (q only) still to come:
+//     before: [(%a, p, handed {q})]   after: []   = the state of "a on q"
 //
 // Scale: up to 8 devices and 32 backends (bit masks); the frontier of a DAG is its cut width, small.
 #pragma once

@@ -73,6 +73,18 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   o << "stats: " << s.candidates << " candidates, " << s.costed << " costed functions ("
     << outcome.estimate_stats.cache_hits << " cache hits), " << s.states << " states settled, " << s.states_pushed
     << " pushed, " << s.states_popped << " popped\n";
+  const SearchBound& bound = outcome.search.bound;
+  o << "optimality: ";
+  if (plan.optimality)
+    o << "not proven (the exact search passed its " << (bound.memory_budget >> 20) << " MB; " << plan.optimality->fallback
+      << " fallback), lower bound " << cost(plan.optimality->lower_bound) << ", gap " << cost(plan.optimality->gap);
+  else if (plan.search == "collage" || plan.search == "exhaustive")
+    o << "proven optimal under these costs";
+  else if (plan.search.rfind("single:", 0) == 0)
+    o << "proven optimal among the plans --search " << plan.search << " allows";
+  else
+    o << "none claimed (--search " << plan.search << ")";
+  o << "; the last search held about " << (outcome.search.stats.peak_bytes + (1 << 19)) / (1 << 20) << " MB\n";
   o << "time: enumerate " << s.enumerate_ms << " ms, estimate " << s.estimate_ms << " ms, search " << s.search_ms
     << " ms, coalesce " << s.coalesce_ms << " ms\n";
   for (const auto& [reason, count] : outcome.rule_stats.rejections) o << "rejected: " << count << " x " << reason << "\n";

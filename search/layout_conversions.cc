@@ -28,7 +28,7 @@ ConversionPrices price_conversions(const Graph& graph, const std::set<Layout>& l
   const auto readers = graph.consumers();
   for (const Node& node : graph.nodes)
     for (ValueId v : node.outputs)
-      if (v != kNoValue && !readers[size_t(v)].empty() && !graph.is_output(v) && layout_sensitive(graph.value(v)))
+      if (v != kNoValue && !readers[size_t(v)].empty() && layout_sensitive(graph.value(v)))
         types.insert(graph.value(v).type);
 
   std::vector<std::tuple<DType, Shape, Layout, Layout>> keys;

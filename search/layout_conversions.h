@@ -12,7 +12,7 @@
 //     -> measured (a oneDNN reorder) or estimated, cached in the cost database
 //     -> added to boundary(%c3, onednn -> ref) (search_problem.h)
 //
-// Only values that may be charged (produced by a node, read by a node, not a graph output) and
+// Only values that may be charged (produced by a node and read by a node, graph outputs included) and
 // are layout-sensitive are priced; nothing is when every backend has one layout.
 #pragma once
 

@@ -1,6 +1,8 @@
 #include "search/partitioner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <memory>
@@ -9,6 +11,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "search/bounded_search.h"
 #include "search/coalesce.h"
 #include "search/collage_search.h"
 #include "search/crossing_accounting.h"
@@ -17,6 +20,7 @@
 #include "search/greedy_search.h"
 #include "search/layout_conversions.h"
 #include "search/single_backend_search.h"
+#include "tessera/cost_display.h"
 #include "tessera/error.h"
 #include "tessera/structural_hash.h"
 #include "tessera/sub_graph.h"
@@ -120,9 +124,13 @@ SearchResult run_search(const SearchProblem& problem, const std::vector<BackendS
   const std::string& search = options.search;
   if (options.allow && search != "collage")
     throw UserError("--search", search, "an accuracy budget (--max-rel-error) needs --search collage");
-  if (search == "collage")
-    return options.allow ? collage_search(problem, CollageOptions{IndexSet(), options.allow(problem)})
-                         : collage_search(problem);
+  const size_t budget = options.search_memory ? options.search_memory : default_search_memory();
+  if (search == "collage") {
+    CollageOptions collage;
+    collage.memory_budget = budget;
+    if (options.allow) collage.allowed = options.allow(problem);
+    return bounded_collage_search(problem, collage, backend_order);
+  }
   if (search == "greedy") return greedy_search(problem, backend_order);
   if (search == "exhaustive") {
     if (problem.num_nodes() > options.exhaustive_max_nodes)
@@ -139,7 +147,7 @@ SearchResult run_search(const SearchProblem& problem, const std::vector<BackendS
   for (const BackendSpec& b : backends)
     if (b.all_ops && b.name != target && fallback.empty()) fallback = b.name;
   if (fallback.empty()) fallback = target;
-  return single_backend_search(problem, target, fallback);
+  return single_backend_search(problem, target, fallback, budget);
 }
 
 }  // namespace
@@ -294,6 +302,16 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   for (const Partition& p : plan.partitions) plan.total_cost += p.cost;
   plan.total_cost += plan.transfer_cost;
   plan.total_cost += plan.boundary_cost;
+  if (const SearchBound& bound = out.search.bound; !bound.proven) {
+    const double gap = std::max(0.0, plan.total_cost.number() - bound.lower_bound.number());
+    plan.optimality = PlanOptimality{bound.fallback, bound.lower_bound, Cost::value(gap), bound.memory_budget};
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", plan.total_cost.number() > 0 ? 100.0 * gap / plan.total_cost.number() : 0.0);
+    out.limits.push_back("search: the exact search needs more than " + std::to_string(bound.memory_budget >> 20) +
+                         " MB (--search-memory); fell back to the " + bound.fallback +
+                         " search: the plan is not proven optimal, its total is within " +
+                         display_cost(plan.optimality->gap, plan.cost_model) + " (" + share + ") of a lower bound");
+  }
   return out;
 }
 

@@ -50,13 +50,16 @@ struct PartitionOptions {
   // the costed problem is searched (again after measured wholes join it); unset = all. The
   // accuracy budget sets it (search/accuracy_budget.h).
   std::function<std::vector<char>(const SearchProblem&)> allow;
+  // --search-memory: bytes the collage search may hold (bounded_search.h); 0 = the default, a
+  // fraction of the machine's memory. Past it the search falls back and says so.
+  size_t search_memory = 0;
 };
 
 struct PartitionOutcome {
   std::unique_ptr<DataflowIndex> index;
   SearchProblem problem;             // candidates, costs, devices (problem.index = index.get())
   std::vector<std::string> backend_order;
-  std::vector<std::string> limits;   // rule limits hit during enumeration, in words
+  std::vector<std::string> limits;   // limits hit, in words: rules' during enumeration, the search's memory
   RuleStats rule_stats;              // all backends' rule statistics, merged
   EstimateStats estimate_stats;
   SearchResult search;               // the raw search answer (chosen candidates)

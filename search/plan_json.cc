@@ -278,6 +278,10 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
     o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
       << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
       << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds << "}";
+  if (const auto& b = plan.optimality)
+    o << ",\n \"optimality\": {\"proven\": false, \"fallback\": " << quote(b->fallback)
+      << ", \"lower_bound\": " << cost_text(b->lower_bound) << ", \"gap\": " << cost_text(b->gap)
+      << ", \"memory_budget_mb\": " << (b->memory_budget >> 20) << "}";
   o << "}\n";
   return o.str();
 }
@@ -426,6 +430,21 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
     acc.proxy_error = number("proxy_error");
     acc.rounds = static_cast<int64_t>(number("rounds"));
     plan.accuracy = acc;
+  }
+  if (j.contains("optimality")) {
+    const auto& b = j["optimality"];
+    auto number = [&](const char* k) {
+      const auto& v = field(b, k, file, "optimality");
+      if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e300)
+        throw UserError(file, std::string("optimality.") + k, "expected a non-negative number");
+      return v.get<double>();
+    };
+    PlanOptimality opt;
+    opt.fallback = read_string(b, "fallback", file, "optimality");
+    opt.lower_bound = Cost::value(number("lower_bound"));
+    opt.gap = Cost::value(number("gap"));
+    opt.memory_budget = size_t(std::min(number("memory_budget_mb"), 1e12)) << 20;
+    plan.optimality = opt;
   }
   return plan;
 }

@@ -40,6 +40,9 @@ void SearchProblem::prepare() {
                                     device_names.begin());
     if (usable(static_cast<int>(c))) inside.for_each([&](int v) { by_node[size_t(v)].push_back(int(c)); });
   }
+  node_backends.assign(static_cast<size_t>(n), 0);
+  for (int v = 0; v < n; ++v)
+    for (int c : by_node[size_t(v)]) node_backends[size_t(v)] |= 1u << backend_id[size_t(c)];
 }
 
 void SearchProblem::prepare_boundaries() {
@@ -57,7 +60,7 @@ void SearchProblem::prepare_boundaries() {
   bool contract_prices = false;
   for (const Node& node : graph.nodes) {
     for (ValueId v : node.outputs) {
-      if (v == kNoValue || readers[size_t(v)].empty() || graph.is_output(v)) continue;
+      if (v == kNoValue || readers[size_t(v)].empty()) continue;
       const TensorType& type = graph.value(v).type;
       boundary_slot[size_t(v)] = static_cast<int>(boundary_prices.size() / (b * b));
       for (size_t from = 0; from < b; ++from)

@@ -14,8 +14,8 @@
 //
 // Boundaries (crossing_accounting.h): a value produced by a node of a chosen candidate on backend
 // A and read by a chosen candidate on backend B != A costs CostModel::boundary(type, A, B), once
-// per (value, B), on top of any transfer. Graph inputs, constants and graph outputs are not
-// charged. Prices are looked up once per (value, A, B) by prepare(); when every price is zero the
+// per (value, B), on top of any transfer. Graph inputs and constants are not charged, nor is
+// the hand-off of a graph output to the caller; a graph output read by another backend pays. Prices are looked up once per (value, A, B) by prepare(); when every price is zero the
 // search does not track backends at all. Layout conversions (boundary_layout.h) are part of the
 // price: where A's and B's boundary layouts differ for a layout-sensitive value, the conversion's
 // price (conversion_price) is added to CostModel::boundary's.
@@ -62,7 +62,7 @@ struct SearchProblem {
   std::vector<int> backend_id;                 // per candidate, index into backend_names
   std::vector<std::string> backend_names;      // sorted, distinct
   // Boundary prices: boundary_slot[v] >= 0 for a value that may be charged (produced by a node,
-  // read by a node, not a graph output); its price from backend a to backend b is
+  // read by a node; graph outputs included); its price from backend a to backend b is
   // boundary_prices[slot * B * B + a * B + b], B = backend_names.size().
   std::vector<int> boundary_slot;
   std::vector<Cost> boundary_prices;
@@ -78,6 +78,10 @@ struct SearchProblem {
   // contract's prices (once per (value, B)); when the only prices are layout conversions, every
   // backend of b's layout, since the executor converts a value once per layout.
   std::vector<uint32_t> handed_mask;
+  // node_backends[n]: bit b set when some usable candidate of backend b holds node n. A value's
+  // future readers can only be on the backends of its uncovered readers' bits, so a frontier
+  // entry need not remember anything about other backends (crossing_accounting.h).
+  std::vector<uint32_t> node_backends;
 
   void prepare();                              // call once after filling the fields above
   void prepare_boundaries();                   // (part of prepare) the boundary price table
@@ -97,6 +101,16 @@ struct SearchStatsCounts {
   int64_t pushed = 0;
   int64_t popped = 0;
   double ms = 0.0;
+  int64_t peak_bytes = 0;      // collage: what its states, keys and queue held at most (estimate)
+};
+
+// Whether a search's answer is proven optimal and, when it is not (bounded_search.h), how it was
+// found and how far it can be from the optimum: total - lower_bound at most.
+struct SearchBound {
+  bool proven = true;
+  std::string fallback;        // "layout-blind", "beam" or "greedy" when not proven
+  Cost lower_bound;            // on every plan's total (proven: the answer's total)
+  size_t memory_budget = 0;    // bytes the exact search was given (0: no limit)
 };
 
 struct SearchResult {
@@ -106,6 +120,8 @@ struct SearchResult {
   Cost transfer;
   Cost boundary;
   SearchStatsCounts stats;
+  bool out_of_memory = false;  // collage stopped at its memory budget (found is false then)
+  SearchBound bound;
 };
 
 // Sum of chosen candidate costs plus transfer and boundary costs, for any complete cover (no

@@ -16,7 +16,8 @@
 
 namespace tessera {
 
+// Both searches run under `memory_budget` (bounded_search.h; 0: no limit).
 SearchResult single_backend_search(const SearchProblem& problem, const std::string& backend,
-                                   const std::string& fallback);
+                                   const std::string& fallback, size_t memory_budget = 0);
 
 }  // namespace tessera

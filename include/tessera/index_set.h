@@ -91,6 +91,7 @@ class IndexSet {
   // non-zero words and their positions, several times faster than hash() on sets that span the
   // graph. Deterministic, but not pinned: never let it key persistent data.
   uint64_t fast_hash() const;
+  size_t memory_bytes() const { return words_.capacity() * sizeof(uint64_t); }   // heap words held
   std::string to_string() const;    // "{0,3,4}"
   // Word w of the dense bitset (0 outside the window).
   uint64_t word(size_t w) const { return w >= base_ && w - base_ < words_.size() ? words_[w - base_] : 0; }

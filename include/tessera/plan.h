@@ -126,6 +126,17 @@ struct PlanAccuracy {
   int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
 };
 
+// Written only when the search could not prove its plan optimal within its memory budget
+// (search/bounded_search.h). JSON: "optimality": {"proven": false, "fallback", "lower_bound",
+// "gap", "memory_budget_mb"}, after "stats": total_cost - gap >= lower_bound, a bound on every
+// plan's total under the same costs.
+struct PlanOptimality {
+  std::string fallback;          // "layout-blind", "beam" or "greedy"
+  Cost lower_bound;
+  Cost gap;                      // total_cost - lower_bound, at least 0
+  size_t memory_budget = 0;      // bytes the exact search was given
+};
+
 struct Plan {
   std::string model;             // the model path as given to the CLI
   std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
@@ -144,6 +155,7 @@ struct Plan {
   std::string model_fingerprint;
   std::vector<std::pair<std::string, Shape>> input_shapes;
   std::optional<PlanAccuracy> accuracy;   // only for plans made under an accuracy budget
+  std::optional<PlanOptimality> optimality;   // only for plans not proven optimal
   // Priced in the plan (in_plan_prices.h): total_cost is what it runs, this what the search saw.
   std::optional<Cost> isolated_total_cost;
 };

@@ -46,6 +46,7 @@ struct PartitionArgs {
   bool no_coalesce = false;
   bool explain = false;
   bool timings = false;
+  size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
 };
 
@@ -123,6 +124,7 @@ void run_partition(const PartitionArgs& a) {
   options.database = db.get();
   options.coalesce = !a.no_coalesce;
   options.measure_wholes = model->name() == "measure";
+  options.search_memory = a.search_memory_mb << 20;
   PartitionOutcome outcome = partition_within_budget(graph, backends, *model, options, budget);
   for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
   // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
@@ -160,6 +162,10 @@ void add_partition_command(CLI::App& app) {
                   "compute threads the plan will run with (run/tune --threads; default 1): picks the roofline profile")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-coalesce", args->no_coalesce, "keep each chosen candidate a partition of its own");
+  cmd->add_option("--search-memory", args->search_memory_mb,
+                  "MB the collage search may hold before it falls back to a plan it cannot prove optimal "
+                  "(default: an eighth of this machine's memory, at most 512)")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   args->accuracy.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");

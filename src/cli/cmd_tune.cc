@@ -80,6 +80,7 @@ struct TuneArgs {
   std::string backends;
   std::vector<std::string> specs;
   std::string search = "collage";
+  size_t search_memory_mb = 0;   // 0: default_search_memory()
   std::string plan_path;
   std::string plan_dir;
   std::string cache;
@@ -320,7 +321,8 @@ void run_tune(const TuneArgs& a) {
       po.threads = a.jobs;
       po.coalesce = !a.no_coalesce;
       if (a.mpi) po.database = db.get();
-      po.measure_wholes = true;   // measured_wholes.h: coalesced functions priced as they run
+      po.measure_wholes = true;
+      po.search_memory = a.search_memory_mb << 20;   // measured_wholes.h: coalesced functions priced as they run
       // Under --max-rel-error E > 0: search, verify end to end, tighten (budgeted_partition.h).
       PartitionOutcome outcome = partition_within_budget(graphs[m], backends, model, po, budget);
       for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
@@ -383,6 +385,9 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--mpi", args->mpi, "under mpirun: deal measurements across ranks; rank 0 writes the database and plans");
   cmd->add_option("--report", args->report, "write a JSON report: ranks, measured_per_rank, from_database, invalid, wall_s, ...");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive, single:<backend>");
+  cmd->add_option("--search-memory", args->search_memory_mb,
+                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 512)")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("-j", args->jobs, "measurements at once (per rank; one per core at most); also enumeration threads")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->threads, "compute threads of each measurement (default 1)");

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 #include <exception>
+#include <new>
 
 #include "commands.h"
 #include "tessera/error.h"
@@ -34,6 +35,12 @@ int main(int argc, char** argv) {
   } catch (const tessera::UserError& e) {
     // The one place a user error leaves the CLI: names from models are escaped here (text.h).
     std::fprintf(stderr, "tessera: %s\n", tessera::printable(e.what()).c_str());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Whatever grows has a limit (the search's --search-memory, the import's folding bound); what
+    // is left is a model or a request larger than this machine: a user's problem, not a bug.
+    std::fprintf(stderr, "tessera: out of memory: the model or request needs more memory than this machine has "
+                         "(try fewer backends, a smaller --search-memory or --input-shape)\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tessera: internal error: %s\n", tessera::printable(e.what()).c_str());

@@ -27,7 +27,7 @@
 // The body's formal inputs get the node's types (i: i64, cond_in: the condition's or bool, v_in:
 // v_initial's); each v_out must keep its v_in's type, as tessera's shapes are static. A scan
 // output stacks one s per iteration along a new axis 0, so its type needs the trip count: M must
-// be a constant at import (after shape folding) or import refuses the node, naming it; a loop
+// be a constant at import (after constant folding) or import refuses the node, naming it; a loop
 // that stops early at run time (cond_out false) is an error when it has scan outputs. A Scan is
 // closed alike (scan_closing.cc); its trip count is its inputs' static length.
 #pragma once

@@ -6,9 +6,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "backends/ref/ref_kernels.h"
+#include "constant_folding.h"
 #include "control_flow.h"
 #include "if_inlining.h"
-#include "shape_folding.h"
+#include "quant_check.h"
 #include "shape_inference.h"
 #include "window_check.h"
 #include "tessera/boundary_layout.h"
@@ -301,14 +303,16 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
   }
   if (g.outputs.empty()) throw UserError(file, "outputs", "the graph has no outputs");
 
-  // 5. Types: ONNX inference and shape folding, alternately, until neither learns more.
+  // 5. Types: ONNX inference and constant folding with ref's kernels (constant_folding.h),
+  // alternately, until neither learns more.
   // An If whose condition folds is inlined (start over); the other Ifs and the Loops are closed
   // once the values they read have types, which may type more of the graph.
   std::vector<char> folded(g.nodes.size(), 0), closed(g.nodes.size(), 0);
+  const KernelRegistry kernels = make_ref_kernels();
   for (bool progress = true; progress;) {
     do {
       infer_shapes(g, known, folded, file);
-    } while (fold_shape_computations(g, known, folded) > 0);
+    } while (fold_constants(g, known, folded, kernels) > 0);
     if ((inline_next = foldable_if(g, folded))) return std::nullopt;
     progress = false;
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
@@ -333,6 +337,7 @@ std::optional<Graph> build_once(RawGraph raw, const std::string& file, std::opti
   mark_shaping_constants(built);
   mark_feature_maps(built);
   check_windows(built, file);
+  check_quantization(built, file);
   return built;
 }
 

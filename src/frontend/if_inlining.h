@@ -2,7 +2,7 @@
 //
 // Exporters guard shape-dependent code with If: silero VAD's decoder squeezes a dimension only
 // "if x.shape[0] == 1", and its LSTM wrapper unsqueezes "if input.dim() == 2". With static input
-// shapes the condition folds to a constant (shape_folding.h), and the If is then nothing but one
+// shapes the condition folds to a constant (constant_folding.h), and the If is then nothing but one
 // of its branches:
 //
 //   c = Equal(Gather(Shape(x), 0), 1)         (folds to true)

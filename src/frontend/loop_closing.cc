@@ -10,7 +10,7 @@
 // value). A scan output's leading dimension is the number of iterations: it is static only when
 // M is a constant at import, and the loop does not stop before M iterations (the ref kernel
 // checks that at run time). Any other Loop with scan outputs is refused here, naming the node and
-// what M is; models that compute M from their inputs' shapes get a constant M from shape folding.
+// what M is; models that compute M from their inputs' shapes get a constant M from constant folding.
 #include <cstring>
 
 #include "control_flow.h"

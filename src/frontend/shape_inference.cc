@@ -7,6 +7,8 @@
 #include <regex>
 #include <set>
 
+#include "constant_folding.h"
+#include "contrib_schemas.h"
 #include "tessera/error.h"
 #include "tessera/limits.h"
 #include "tessera/onnx_export.h"
@@ -14,8 +16,9 @@
 namespace tessera::detail {
 namespace {
 
-// Constants up to this many elements travel with their data (shape computations need it).
-constexpr int64_t kInlineConstantElements = 4096;
+// Constants up to this many elements travel with their data (shape computations need it), folded
+// ones included (constant_folding.h).
+constexpr int64_t kInlineConstantElements = kMaxFoldElements;
 
 onnx::ModelProto inference_model(const Graph& g, const std::vector<char>& known, const std::vector<char>& skip) {
   onnx::ModelProto m;
@@ -123,6 +126,7 @@ void check_before_inference(const Graph& g, const std::vector<char>& known, cons
 }  // namespace
 
 void infer_shapes(Graph& g, std::vector<char>& known, const std::vector<char>& skip, const std::string& file) {
+  register_contrib_schemas();
   check_before_inference(g, known, skip, file);
   onnx::ModelProto m = inference_model(g, known, skip);
   try {
@@ -164,11 +168,18 @@ void require_known_types(const Graph& g, const std::vector<char>& known, const s
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (skip[id]) continue;
     const Node& n = g.node(id);
-    for (ValueId out : n.outputs)
-      if (!known[out])
-        throw UserError(file, "node '" + n.name + "'",
-                        "cannot infer a static shape for output '" + g.value(out).name + "' of " + n.op +
-                            " (bind symbolic inputs with --input-shape, or declare the output's type)");
+    for (ValueId out : n.outputs) {
+      if (known[out]) continue;
+      // The inputs import could not evaluate (constant_folding.h): one of them decides the shape.
+      std::string computed;
+      for (ValueId in : n.inputs)
+        if (in != kNoValue && !(g.value(in).is_constant() && g.value(in).data))
+          computed += (computed.empty() ? "'" : ", '") + g.value(in).name + "'";
+      throw UserError(file, "node '" + n.name + "'",
+                      "cannot infer a static shape for output '" + g.value(out).name + "' of " + n.op +
+                          (computed.empty() ? "" : ", whose inputs computed at run time are " + computed) +
+                          " (bind symbolic inputs with --input-shape, or declare the output's type)");
+    }
   }
 }
 

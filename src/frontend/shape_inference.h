@@ -6,7 +6,7 @@
 // as typed inputs, so no weight bytes are copied), ONNX infers in strict mode, and the results
 // are read back. A declared type that contradicts the inferred one or an inference error is a
 // UserError naming the file and the node. Outputs ONNX cannot resolve stay unknown; after
-// shape folding (shape_folding.h) the importer calls require_known_types.
+// constant folding (constant_folding.h) the importer calls require_known_types.
 #pragma once
 
 #include <string>

@@ -34,6 +34,7 @@ const detail::OpTable& table() {
     detail::register_linear_ops(t);
     detail::register_shape_ops(t);
     detail::register_reduction_ops(t);
+    detail::register_quantized_ops(t);
     return t;
   }();
   return t;

@@ -26,5 +26,6 @@ void register_elementwise_ops(OpTable& t);  // E and B kinds
 void register_linear_ops(OpTable& t);       // A kind: Conv, MatMul, Gemm, ...
 void register_shape_ops(OpTable& t);        // I kind: data movement
 void register_reduction_ops(OpTable& t);    // R kind: reductions, pooling, normalisation
+void register_quantized_ops(OpTable& t);    // QuantizeLinear, ConvInteger, QLinearMatMul, ...
 
 }  // namespace tessera::detail

@@ -53,6 +53,8 @@ TEST_CASE("simplify: a torch export with Identity nodes partitions like the mode
   const size_t want = roofline_plan(stripped, "ref,onednn").partitions.size();
   CHECK(roofline_plan(exported, "ref,onednn").partitions.size() == want);
   CHECK(exported.num_nodes() == stripped.num_nodes());
-  // Without the pass each Identity is a partition of its own: what the pass exists to avoid.
-  CHECK(roofline_plan(kept, "ref,onednn").partitions.size() > want);
+  // Without the pass too: these Identities read constants, so import folds them (constant_folding.h);
+  // simplify's removal of Identity nodes on computed values is tested in tests/frontend/simplify_test.cc.
+  CHECK(roofline_plan(kept, "ref,onednn").partitions.size() == want);
+  CHECK(kept.num_nodes() == stripped.num_nodes());
 }

@@ -20,7 +20,7 @@ using namespace tessera::testing;
 namespace {
 
 // The contract's rule, written out directly from a plan's partitions: every value produced inside
-// a partition on backend A (not a graph output) pays, once per other backend B reading it.
+// a partition on backend A (a graph output too) pays, once per other backend B reading it.
 double recount_boundaries(const Plan& plan, const Graph& g, const MockCosts& mc) {
   double total = 0;
   for (const HandCrossing& c : hand_crossings(plan, g))
@@ -37,9 +37,10 @@ double recount_boundaries(const Plan& plan, const Graph& g, const MockCosts& mc)
 TEST_CASE("boundary costs: collage equals exhaustive on 200 random DAGs, and the plan's boundary cost recounts",
           "[search][random][boundary]") {
   std::mt19937 rng(20261123);
-  int priced = 0;
+  int priced = 0, outputs_priced = 0;
   for (int trial = 0; trial < 200; ++trial) {
     auto [n, g, backends, mc] = random_problem(rng, 10, false);
+    if (trial % 2 == 0) add_read_output(rng, g);
     std::uniform_real_distribution<double> w(0.5, 5.0);
     mc.boundary_default = {w(rng) * 0.5, trial % 2 ? 1e-3 : 0.0};
     // Some directed pairs priced apart (cheap or dear), so A->B and B->A differ.
@@ -72,7 +73,14 @@ TEST_CASE("boundary costs: collage equals exhaustive on 200 random DAGs, and the
     REQUIRE(greedy.plan.boundary_cost.number() == Approx(recount_boundaries(greedy.plan, g, mc)).margin(1e-9));
     REQUIRE(greedy.plan.total_cost >= collage.plan.total_cost);
     if (collage.plan.boundary_cost.number() > 0) ++priced;
+    for (const Boundary& b : collage.plan.boundaries)
+      if (g.is_output(b.value) && b.cost.number() > 0) {
+        ++outputs_priced;
+        break;
+      }
   }
+  // Graph outputs read by another backend must show up priced, or the contract goes untested.
+  CHECK(outputs_priced >= 5);
   // The generator must produce plans that actually cross priced boundaries, or this test says nothing.
   CHECK(priced >= 40);
 }

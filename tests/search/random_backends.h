@@ -63,4 +63,17 @@ inline RandomProblem random_problem(std::mt19937& rng, int max_nodes, bool overh
   return p;
 }
 
+// Makes one value that a node reads a graph output as well (none, when no such value exists): the
+// contract charges its crossings to other backends like any other value's; only the hand-off to
+// the caller is free.
+inline void add_read_output(std::mt19937& rng, Graph& g) {
+  std::vector<ValueId> read;
+  for (const Node& n : g.nodes)
+    for (ValueId v : n.inputs)
+      if (v != kNoValue && g.value(v).producer != kNoNode && !g.is_output(v)) read.push_back(v);
+  std::sort(read.begin(), read.end());
+  read.erase(std::unique(read.begin(), read.end()), read.end());
+  if (!read.empty()) g.outputs.push_back(read[std::uniform_int_distribution<size_t>(0, read.size() - 1)(rng)]);
+}
+
 }  // namespace tessera::testing

@@ -29,7 +29,7 @@ inline MockCostModel mock_costs(const std::map<std::string, double>& per_op) {
 }
 
 // A plan's crossings counted by hand from its partitions: every value produced inside the graph
-// (not a graph output), its producer's backend, and the other backends reading it.
+// (graph outputs included), its producer's backend, and the other backends reading it.
 struct HandCrossing {
   ValueId value;
   std::string from;
@@ -41,7 +41,6 @@ inline std::vector<HandCrossing> hand_crossings(const Plan& plan, const Graph& g
   std::vector<HandCrossing> out;
   for (int n = 0; n < g.num_nodes(); ++n)
     for (ValueId v : g.node(n).outputs) {
-      if (g.is_output(v)) continue;
       HandCrossing c{v, backend_of[size_t(n)], {}};
       for (int r = 0; r < g.num_nodes(); ++r)
         for (ValueId in : g.node(r).inputs)

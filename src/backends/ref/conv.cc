@@ -10,6 +10,7 @@
 //   ConvTranspose: y[n, g*M_g + m, i*s - pb + k*d] += x[n, g*C_g + c, i] * w[g*C_g + c, m, k]
 #include <algorithm>
 
+#include "backends/ref/linear_core.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/window.h"
 
@@ -185,6 +186,8 @@ void conv_transpose_kernel(const Node& n, Inputs in, Outputs out) {
 }
 
 }  // namespace
+
+void conv_int32(const Node& n, std::span<const ConstTensorView> in, const TensorView& out) { conv<int32_t>(n, in, out); }
 
 void register_conv(KernelRegistry& r) {
   r.add("Conv", conv_kernel);

@@ -7,6 +7,7 @@
 // dimension (A: [K] -> [1, K]; B: [K] -> [K, 1]).
 #include <algorithm>
 
+#include "backends/ref/linear_core.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_util.h"
 
@@ -85,6 +86,12 @@ void gemm_kernel(const Node& n, Inputs in, Outputs out) {
 }
 
 }  // namespace
+
+void matmul_any(const Node& n, const ConstTensorView& a, const ConstTensorView& b, const TensorView& out) {
+  const ConstTensorView in[] = {a, b};
+  const TensorView outs[] = {out};
+  matmul_kernel(n, in, outs);
+}
 
 void register_matmul(KernelRegistry& r) {
   r.add("MatMul", matmul_kernel);

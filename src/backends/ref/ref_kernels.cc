@@ -24,6 +24,9 @@ KernelRegistry make_ref_kernels() {
   ref::register_indexing(r);
   ref::register_recurrent(r);
   ref::register_control_flow(r);
+  ref::register_quantize(r);
+  ref::register_integer_linear(r);
+  ref::register_qlinear_elementwise(r);
   return ref::with_half_precision(r);
 }
 

@@ -30,6 +30,9 @@ void register_resize(KernelRegistry& r);         // resize.cc: Resize (nearest, 
 void register_indexing(KernelRegistry& r);       // indexing.cc: GatherND, Scatter*, OneHot, Trilu
 void register_recurrent(KernelRegistry& r);      // recurrent.cc: RNN, GRU, LSTM
 void register_control_flow(KernelRegistry& r);   // control_flow.cc: If, Loop, Scan (sub-graphs interpreted)
+void register_quantize(KernelRegistry& r);       // quantize.cc: QuantizeLinear, DequantizeLinear, ...
+void register_integer_linear(KernelRegistry& r); // integer_linear.cc: ConvInteger, QLinearMatMul, ...
+void register_qlinear_elementwise(KernelRegistry& r);  // qlinear_elementwise.cc: com.microsoft QLinearAdd, ...
 
 }  // namespace tessera::ref
 

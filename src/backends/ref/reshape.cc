@@ -102,11 +102,15 @@ void identity_kernel(const Node& n, Inputs in, Outputs out) {
   copy_all(n, in[0], out[0]);
 }
 
-// Dropout at inference (no training_mode input, or a false one): the identity, mask all true.
+// Dropout at inference (no training_mode input, or a false one), or in training mode with ratio 0
+// (torch exports `F.dropout(x, p=0.0, training=...)` so): the identity, mask all true. Training
+// with a ratio above 0 is random, which ref does not model.
 void dropout_kernel(const Node& n, Inputs in, Outputs out) {
   expect_inputs(n, in, 1, 3);
   expect_outputs(n, out, 1, 2);
-  if (has_input(in, 2) && read_scalar(n, in[2]) != 0.0) unsupported(n, "training_mode = true");
+  const bool training = has_input(in, 2) && read_scalar(n, in[2]) != 0.0;
+  const double ratio = has_input(in, 1) ? read_scalar(n, in[1]) : 0.5;
+  if (training && ratio != 0.0) unsupported(n, "training_mode = true with a ratio other than 0");
   expect_shape(n, out[0], in[0].type.shape);
   copy_all(n, in[0], out[0]);
   if (has_output(out, 1)) std::fill_n(out[1].as<uint8_t>(), out[1].numel(), uint8_t{1});

@@ -111,6 +111,17 @@ std::filesystem::path adapted_model(const onnx::ModelProto& model, const std::ve
   return path;
 }
 
+// Cases whose expected values are not what their graph computes, beyond the tolerance. ONNX's data
+// for the expanded window functions is off by up to 2e-4 relative: a periodic Hann window of 10 is
+// symmetric (w[2] == w[8] == 0.3454915), yet the data has 0.3454739 and 0.3455620. Import folds
+// these graphs entirely (an integer input as initializer, then Range and Cos on ref).
+bool imprecise_data(const std::string& name) {
+  static const std::set<std::string> kCases = {
+      "test_blackmanwindow_expanded", "test_blackmanwindow_symmetric_expanded", "test_hammingwindow_expanded",
+      "test_hammingwindow_symmetric_expanded", "test_hannwindow_expanded", "test_hannwindow_symmetric_expanded"};
+  return kCases.count(name) > 0;
+}
+
 }  // namespace
 
 CaseResult run_case(const std::filesystem::path& dir, const KernelRegistry& kernels) {
@@ -138,6 +149,7 @@ CaseResult run_case(const std::filesystem::path& dir, const std::function<bool(c
   r.ops.assign(ops.begin(), ops.end());
   for (const auto& op : r.ops)
     if (op != "Constant" && !claims(op)) return skip("unsupported op " + op);
+  if (imprecise_data(r.name)) return skip("ONNX's expected values are imprecise: 2e-4 off the exact window");
 
   const auto set = dir / "test_data_set_0";
   std::vector<onnx::TensorProto> inputs, outputs;

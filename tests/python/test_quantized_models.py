@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+"""Quantized models as ONNX Runtime's quantization tool writes them, partitioned and run on `ref`.
+
+Small models, built here with onnx.helper (nothing is committed but this script):
+- static QDQ ("QDQ" format): QuantizeLinear/DequantizeLinear pairs around a Conv whose int8
+  weight is dequantized per output channel, then Relu;
+- QOperator: QuantizeLinear -> QLinearConv (per-channel weight scales, int32 bias) -> Reshape ->
+  QLinearMatMul -> DequantizeLinear;
+- dynamic: DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul by the two scales -> Add bias;
+- ONNX Runtime's com.microsoft ops: QLinearSigmoid, QLinearMul, QLinearAdd, QLinearGlobalAveragePool
+  after a QLinearConv; DynamicQuantizeMatMul and MatMulIntegerToFloat.
+
+Each is partitioned with `tessera partition --backends ref --cost roofline`, run with `--check`
+(every node also run on ref, outputs compared), and its output, for a fixed input, compared with an
+independent numpy/torch computation of the same quantized arithmetic: within one quantization
+step of the output (the float convolution's summation order may move a value across a rounding
+boundary), exactly where the result is an integer sum.
+
+Run by ctest with Debian's /usr/bin/python3 (python3-onnx, numpy, torch) from the source root;
+TESSERA is the CLI.
+"""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+CLI = os.environ.get("TESSERA", "build/tessera")
+RNG = np.random.default_rng(7)
+
+
+def model(nodes, inputs, outputs, inits, opset=13):
+    g = helper.make_graph(nodes, "quantized", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
+def f32_info(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def quantize(x, scale, zp, dtype):
+    """ONNX QuantizeLinear: round half to even in float32, saturate."""
+    info = np.iinfo(dtype)
+    q = np.rint((x.astype(np.float32) / np.float32(scale)).astype(np.float32)) + zp
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def conv(x, w, bias=None):
+    """NCHW convolution, stride 1, pad 1, in float64."""
+    t = torch.nn.functional.conv2d(torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64)),
+                                   None if bias is None else torch.from_numpy(bias.astype(np.float64)), padding=1)
+    return t.numpy()
+
+
+# Static QDQ: y = DQ(Q(Relu(Conv(DQ(Q(x)), DQ(w_q, per channel), bias)))).
+def qdq_conv():
+    x_s, x_zp, y_s, y_zp = np.float32(0.02), np.uint8(128), np.float32(0.015), np.uint8(0)
+    w_q = RNG.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
+    w_s = RNG.uniform(0.002, 0.01, 8).astype(np.float32)
+    bias = RNG.uniform(-0.5, 0.5, 8).astype(np.float32)
+    inits = {"x_s": x_s, "x_zp": x_zp, "w_q": w_q, "w_s": w_s, "w_zp": np.zeros(8, np.int8), "b": bias,
+             "y_s": y_s, "y_zp": y_zp}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "x_s", "x_zp"], ["x_q"], name="x_quant"),
+             helper.make_node("DequantizeLinear", ["x_q", "x_s", "x_zp"], ["x_dq"], name="x_dequant"),
+             helper.make_node("DequantizeLinear", ["w_q", "w_s", "w_zp"], ["w"], name="w_dequant", axis=0),
+             helper.make_node("Conv", ["x_dq", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("QuantizeLinear", ["r", "y_s", "y_zp"], ["y_q"], name="y_quant"),
+             helper.make_node("DequantizeLinear", ["y_q", "y_s", "y_zp"], ["y"], name="y_dequant")]
+    m = model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [1, 8, 16, 16])], inits)
+
+    def reference(x):
+        xd = (quantize(x, x_s, x_zp, np.uint8).astype(np.float32) - np.float32(x_zp)) * x_s
+        wd = w_q.astype(np.float32) * w_s.reshape(8, 1, 1, 1)
+        r = np.maximum(conv(xd, wd, bias), 0).astype(np.float32)
+        return {"y": ((quantize(r, y_s, y_zp, np.uint8).astype(np.float32) - np.float32(y_zp)) * y_s, float(y_s))}
+
+    return m, reference
+
+
+# QOperator: y = DQ(QLinearMatMul(Reshape(QLinearConv(Q(x), w, per-channel scales, bias)), b)).
+def qoperator():
+    x_s, x_zp = np.float32(0.02), np.uint8(128)
+    w = RNG.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    w_s = RNG.uniform(0.002, 0.01, 4).astype(np.float32)
+    bias = RNG.integers(-2000, 2000, 4).astype(np.int32)
+    c_s, c_zp = np.float32(0.03), np.uint8(100)
+    b = RNG.integers(0, 256, (64, 5)).astype(np.uint8)
+    b_s, b_zp = np.float32(0.004), np.uint8(128)
+    y_s, y_zp = np.float32(0.05), np.uint8(120)
+    inits = {"x_s": x_s, "x_zp": x_zp, "w": w, "w_s": w_s, "w_zp": np.zeros(4, np.int8), "bias": bias,
+             "c_s": c_s, "c_zp": c_zp, "shape": np.array([16, 64], np.int64), "b": b, "b_s": b_s, "b_zp": b_zp,
+             "y_s": y_s, "y_zp": y_zp}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "x_s", "x_zp"], ["x_q"], name="x_quant"),
+             helper.make_node("QLinearConv", ["x_q", "x_s", "x_zp", "w", "w_s", "w_zp", "c_s", "c_zp", "bias"], ["c_q"],
+                              name="qconv", pads=[1, 1, 1, 1]),
+             helper.make_node("Reshape", ["c_q", "shape"], ["r_q"], name="reshape"),
+             helper.make_node("QLinearMatMul", ["r_q", "c_s", "c_zp", "b", "b_s", "b_zp", "y_s", "y_zp"], ["y_q"],
+                              name="qmatmul"),
+             helper.make_node("DequantizeLinear", ["y_q", "y_s", "y_zp"], ["y"], name="y_dequant")]
+    m = model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [16, 5])], inits)
+
+    def reference(x):
+        xq = quantize(x, x_s, x_zp, np.uint8).astype(np.int64) - int(x_zp)
+        acc = np.rint(conv(xq, w.astype(np.int64), bias)).astype(np.int64)  # exact integers in float64
+        mult = (x_s * w_s / c_s).astype(np.float32).astype(np.float64).reshape(1, 4, 1, 1)
+        cq = np.clip(np.rint(acc * mult) + int(c_zp), 0, 255).astype(np.int64)
+        a = cq.reshape(16, 64) - int(c_zp)
+        acc2 = a @ (b.astype(np.int64) - int(b_zp))
+        yq = np.clip(np.rint(acc2 * np.float64(np.float32(c_s * b_s / y_s))) + int(y_zp), 0, 255)
+        return {"y": (((yq - int(y_zp)) * y_s).astype(np.float32), float(y_s))}
+
+    return m, reference
+
+
+# Dynamic: y = Cast(ConvInteger(DynamicQuantizeLinear(x), w, zero points)) * (x_scale * w_scale) + bias.
+def dynamic_conv():
+    w = RNG.integers(0, 256, (6, 3, 3, 3)).astype(np.uint8)
+    w_s, w_zp = np.float32(0.004), np.uint8(131)
+    bias = RNG.uniform(-0.5, 0.5, (1, 6, 1, 1)).astype(np.float32)
+    inits = {"w": w, "w_s": w_s, "w_zp": w_zp, "bias": bias}
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["x_q", "x_s", "x_zp"], name="x_quant"),
+             helper.make_node("ConvInteger", ["x_q", "w", "x_zp", "w_zp"], ["acc"], name="conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Cast", ["acc"], ["acc_f"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["x_s", "w_s"], ["s"], name="scale"),
+             helper.make_node("Mul", ["acc_f", "s"], ["c"], name="rescale"),
+             helper.make_node("Add", ["c", "bias"], ["y"], name="bias_add")]
+    m = model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [1, 6, 16, 16])], inits)
+
+    def reference(x):
+        lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        x_s = np.float32(np.float32(hi - lo) / np.float32(255))
+        x_zp = np.uint8(np.rint(np.clip(np.float32(0) - np.float32(lo) / x_s, 0, 255)))
+        xq = quantize(x, x_s, x_zp, np.uint8).astype(np.int64) - int(x_zp)
+        acc = np.rint(conv(xq, w.astype(np.int64) - int(w_zp))).astype(np.int32)
+        # An exact integer sum times one scale: float32 rounding only.
+        return {"y": (acc.astype(np.float32) * np.float32(x_s * w_s) + bias, 0.0)}
+
+    return m, reference
+
+
+def sigmoid(v):
+    return (np.float32(1) / (np.float32(1) + np.exp(-v.astype(np.float32)))).astype(np.float32)
+
+
+def dequantize(q, scale, zp):
+    return (q.astype(np.float32) - np.float32(zp)) * np.float32(scale)
+
+
+def ms_node(op, inputs, output, name, **attrs):
+    return helper.make_node(op, inputs, [output], name=name, domain="com.microsoft", **attrs)
+
+
+def ms_model(nodes, inputs, outputs, inits):
+    """As model(), importing ONNX Runtime's com.microsoft domain too (onnx.checker does not know it)."""
+    g = helper.make_graph(nodes, "quantized", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m
+
+
+# ONNX Runtime's QOperator ops: Q -> QLinearConv -> QLinearSigmoid, QLinearMul (x * sigmoid(x)) ->
+# QLinearAdd (a broadcast constant) -> QLinearGlobalAveragePool -> DQ; outputs a (the sum) and y.
+def ms_qoperator():
+    c = {"x_s": np.float32(0.02), "x_zp": np.uint8(128), "w": RNG.integers(-127, 128, (6, 3, 3, 3)).astype(np.int8),
+         "w_s": RNG.uniform(0.002, 0.01, 6).astype(np.float32), "w_zp": np.zeros(6, np.int8),
+         "c_s": np.float32(0.05), "c_zp": np.uint8(128), "s_s": np.float32(1 / 256), "s_zp": np.uint8(0),
+         "m_s": np.float32(0.03), "m_zp": np.uint8(100), "k": RNG.integers(0, 256, (1, 6, 1, 1)).astype(np.uint8),
+         "k_s": np.float32(0.01), "k_zp": np.uint8(128), "a_s": np.float32(0.04), "a_zp": np.uint8(90),
+         "p_s": np.float32(0.02), "p_zp": np.uint8(100)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "x_s", "x_zp"], ["xq"], name="x_quant"),
+             helper.make_node("QLinearConv", ["xq", "x_s", "x_zp", "w", "w_s", "w_zp", "c_s", "c_zp"], ["cq"], name="qconv",
+                              pads=[1, 1, 1, 1]),
+             ms_node("QLinearSigmoid", ["cq", "c_s", "c_zp", "s_s", "s_zp"], "sq", "qsigmoid"),
+             ms_node("QLinearMul", ["cq", "c_s", "c_zp", "sq", "s_s", "s_zp", "m_s", "m_zp"], "mq", "qmul"),
+             ms_node("QLinearAdd", ["mq", "m_s", "m_zp", "k", "k_s", "k_zp", "a_s", "a_zp"], "aq", "qadd"),
+             ms_node("QLinearGlobalAveragePool", ["aq", "a_s", "a_zp", "p_s", "p_zp"], "pq", "qpool"),
+             helper.make_node("DequantizeLinear", ["aq", "a_s", "a_zp"], ["a"], name="a_dequant"),
+             helper.make_node("DequantizeLinear", ["pq", "p_s", "p_zp"], ["y"], name="y_dequant")]
+    m = ms_model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("a", [1, 6, 16, 16]), f32_info("y", [1, 6, 1, 1])], c)
+
+    def reference(x):
+        xq = quantize(x, c["x_s"], c["x_zp"], np.uint8).astype(np.int64) - int(c["x_zp"])
+        acc = np.rint(conv(xq, c["w"].astype(np.int64))).astype(np.int64)
+        mult = (c["x_s"] * c["w_s"] / c["c_s"]).astype(np.float32).astype(np.float64).reshape(1, 6, 1, 1)
+        cq = np.clip(np.rint(acc * mult) + int(c["c_zp"]), 0, 255).astype(np.uint8)
+        cd = dequantize(cq, c["c_s"], c["c_zp"])
+        sq = quantize(sigmoid(cd), c["s_s"], c["s_zp"], np.uint8)
+        mq = quantize(cd * dequantize(sq, c["s_s"], c["s_zp"]), c["m_s"], c["m_zp"], np.uint8)
+        aq = quantize(dequantize(mq, c["m_s"], c["m_zp"]) + dequantize(c["k"], c["k_s"], c["k_zp"]), c["a_s"], c["a_zp"],
+                      np.uint8)
+        total = (aq.astype(np.int64) - int(c["a_zp"])).sum(axis=(2, 3), keepdims=True)
+        pq = np.clip(np.rint(total * (float(c["a_s"]) / (float(c["p_s"]) * 256))) + int(c["p_zp"]), 0, 255)
+        # A step of `a` may move the pool's mean by a step too.
+        return {"a": (dequantize(aq, c["a_s"], c["a_zp"]), float(c["a_s"])),
+                "y": (dequantize(pq, c["p_s"], c["p_zp"]), float(c["p_s"]))}
+
+    return m, reference
+
+
+# ONNX Runtime's dynamic MatMuls: DynamicQuantizeMatMul(x, b) + MatMulIntegerToFloat(DynamicQuantizeLinear(x), b2).
+def ms_dynamic_matmul():
+    c = {"b": RNG.integers(-127, 128, (16, 8)).astype(np.int8), "b_s": RNG.uniform(0.002, 0.01, 8).astype(np.float32),
+         "b_zp": np.zeros(8, np.int8), "bias": RNG.uniform(-1, 1, 8).astype(np.float32),
+         "b2": RNG.integers(0, 256, (16, 8)).astype(np.uint8), "b2_s": np.float32(0.005), "b2_zp": np.uint8(128)}
+    nodes = [ms_node("DynamicQuantizeMatMul", ["x", "b", "b_s", "b_zp", "bias"], "y1", "dq_matmul"),
+             helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xzp"], name="x_quant"),
+             ms_node("MatMulIntegerToFloat", ["xq", "b2", "xs", "b2_s", "xzp", "b2_zp", "bias"], "y2", "int_matmul"),
+             helper.make_node("Add", ["y1", "y2"], ["y"], name="sum")]
+    m = ms_model(nodes, [f32_info("x", [4, 16])], [f32_info("y", [4, 8])], c)
+
+    def reference(x):
+        lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        x_s = np.float32(np.float32(hi - lo) / np.float32(255))
+        x_zp = np.uint8(np.rint(np.clip(np.float32(0) - np.float32(lo) / x_s, 0, 255)))
+        xq = quantize(x, x_s, x_zp, np.uint8).astype(np.int64) - int(x_zp)
+        y1 = (xq @ c["b"].astype(np.int64)).astype(np.float32) * (x_s * c["b_s"]) + c["bias"]
+        y2 = (xq @ (c["b2"].astype(np.int64) - 128)).astype(np.float32) * (x_s * c["b2_s"]) + c["bias"]
+        return {"y": (y1 + y2, 0.0)}
+
+    return m, reference
+
+
+class QuantizedModelsTest(unittest.TestCase):
+    def run_model(self, name, build, shape=(1, 3, 16, 16)):
+        m, reference = build()
+        d = tempfile.mkdtemp(prefix="tessera_quant_")
+        path = os.path.join(d, name + ".onnx")
+        onnx.save(m, path)
+        plan = os.path.join(d, "plan.json")
+        r = subprocess.run([CLI, "partition", path, "--backends", "ref", "--cost", "roofline", "--plan", plan],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        x = RNG.uniform(-2.5, 2.5, shape).astype(np.float32)
+        np.save(os.path.join(d, "x.npy"), x)
+        out = os.path.join(d, "out")
+        r = subprocess.run([CLI, "run", path, "--plan", plan, "--check", "--json", "--input", "x=" + os.path.join(d, "x.npy"),
+                            "--output-dir", out], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(json.loads(r.stdout)["ok"], r.stdout)
+        for output, (want, step) in reference(x).items():
+            got = np.load(os.path.join(out, output + ".npy"))
+            self.assertEqual(got.shape, want.shape)
+            err = np.abs(got.astype(np.float64) - want)
+            exact = err <= 1e-6 * (1 + np.abs(want))
+            self.assertTrue(np.all(exact | (err <= step * 1.0001)), f"{name}: {output}: max error {err.max()} (one step: {step})")
+            # Most values agree exactly: a step apart only where float summation order breaks a tie.
+            self.assertGreater(np.mean(exact), 0.99, f"{name}: {output}")
+
+    def test_static_qdq_conv(self):
+        self.run_model("qdq_conv", qdq_conv)
+
+    def test_qoperator_conv_matmul(self):
+        self.run_model("qoperator", qoperator)
+
+    def test_dynamic_conv_integer(self):
+        self.run_model("dynamic_conv", dynamic_conv)
+
+    def test_com_microsoft_qoperator(self):
+        self.run_model("ms_qoperator", ms_qoperator)
+
+    def test_com_microsoft_dynamic_matmul(self):
+        self.run_model("ms_dynamic_matmul", ms_dynamic_matmul, shape=(4, 16))
+
+
+if __name__ == "__main__":
+    unittest.main()
