@@ -7,6 +7,17 @@
 #include "tessera/op_registry.h"
 
 namespace tessera {
+namespace {
+
+// Memory traffic of one boundary value. Every backend here computes f16/bf16 in f32 (ref per node,
+// the others per function: half_widening.h), so a half value also costs its conversion: read 2
+// bytes and write the 4-byte copy, then the kernel reads 4 (an output: written 4, read 4, stored 2).
+double boundary_bytes(const TensorType& t) {
+  const double bytes = static_cast<double>(t.bytes());
+  return t.dtype == DType::f16 || t.dtype == DType::bf16 ? 5.0 * bytes : bytes;
+}
+
+}  // namespace
 
 std::vector<NodeWork> roofline_work(const Graph& fn) {
   std::vector<char> charged(fn.values.size(), 0);   // boundary value already paid for
@@ -22,10 +33,10 @@ std::vector<NodeWork> roofline_work(const Graph& fn) {
       const Value& val = fn.value(v);
       if (val.kind == ValueKind::Intermediate || charged[static_cast<size_t>(v)]) continue;
       charged[static_cast<size_t>(v)] = 1;
-      bytes += static_cast<double>(val.type.bytes());
+      bytes += boundary_bytes(val.type);
     }
     for (ValueId v : n.outputs) {
-      if (v != kNoValue && is_output[static_cast<size_t>(v)]) bytes += static_cast<double>(fn.value(v).type.bytes());
+      if (v != kNoValue && is_output[static_cast<size_t>(v)]) bytes += boundary_bytes(fn.value(v).type);
     }
     work.push_back(NodeWork{node_flops(fn, n), bytes});
   }

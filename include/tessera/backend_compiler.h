@@ -28,6 +28,8 @@
 //   order, while the views keep the logical NCHW types. Only a backend whose native_layout() is
 //   that layout accepts it (KernelUnsupported otherwise); no layouts = all plain, which every
 //   backend takes. The compiled function keeps the layouts it was built for (layouts()).
+// - Half precision: a backend that computes in f32 takes an f16/bf16 function as f32, with
+//   conversions at its boundary (widens_half(); src/backends/compilers/half_widening.h).
 // - A function's constants without data (a shape-only model) are filled with the seeded random
 //   values of HostTensor::random for float types; other data-less constants are unsupported.
 //
@@ -102,6 +104,12 @@ class BackendCompiler {
   // what it rounds to ("bf16" for onednn_bf16). Measurements of a variant also measure its
   // error against ref, and an accuracy budget (search/accuracy_budget.h) limits its use.
   virtual std::string precision() const { return "f32"; }
+  // Whether it takes f16/bf16 functions by computing them in f32: compile() then builds the f32
+  // function and converts parameters and results on each call (src/backends/compilers/
+  // half_widening.h), so the conversions are part of what a measurement times. True for every
+  // built-in backend but ref, whose kernels run f16/bf16 nodes themselves. Its spec says the same:
+  // "dtypes" lists f16 and bf16 (backend_spec.h).
+  virtual bool widens_half() const { return true; }
 
   // The boundary layout of its 4-D activations when it chooses (BackendSpec::boundary_layout of
   // its built-in spec says the same): nhwc for onednn and xnnpack, plain for the others.

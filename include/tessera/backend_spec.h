@@ -5,9 +5,11 @@
 // (`patterns`, each a named composite), how it fuses (`fusion`: none | tvm | arbitrary) and its
 // limits (max_depth, max_exits, allow_taps). Its partition rule is always
 //
-//   OnlyValid[limits]( Fusion[style, max_depth]( Union( SingleOp{ops}, Composite{patterns} ) ) )
+//   OnlyValid[limits]( Fusion[style, max_depth]( DTypes[dtypes]( Union( SingleOp{ops}, Composite{patterns} ) ) ) )
 //
-// and a candidate's ops are all supported by construction (seeds only contain supported ops).
+// and a candidate's ops and dtypes are all supported by construction: seeds only contain
+// supported ops whose tensors have dtypes the backend takes ("dtypes", dtype_support.h; DTypes is
+// left out when the spec takes every dtype).
 //
 // Loading validates everything and throws UserError("FILE: FIELD: WHAT"): unknown or misspelt
 // fields, wrong types, a bad format/version, an unknown fusion style, a pattern syntax error (with
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "tessera/boundary_layout.h"
+#include "tessera/dtype_support.h"
 #include "tessera/partition_rule.h"
 #include "tessera/sub_graph.h"
 
@@ -34,6 +37,8 @@ struct BackendSpec {
   bool all_ops = false;                     // "ops": "*"
   std::vector<std::string> ops;             // sorted, unique; empty when all_ops
   std::vector<CompositeSpec> patterns;      // in file order
+  // "dtypes": ["f32", "f16"] or {"*": [...], "Op": [...]}; absent = every dtype (dtype_support.h).
+  DTypeSupport dtypes;
   FusionStyle fusion = FusionStyle::None;
   SubGraphConfig limits;                    // defaults 0, 1, false
   std::string source;                       // file it came from ("<builtin>/ref.json" for built-ins)

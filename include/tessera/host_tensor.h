@@ -50,7 +50,7 @@ struct HostTensor {
 
 // ||actual - reference||_2 / ||reference||_2 over all elements, in double: the error measure of
 // precision variants and accuracy budgets (0 when both are zero, +inf when only the reference is,
-// or for another type or a NaN/inf mismatch). Floats only; other dtypes: 0 if equal, else +inf.
+// or for another type or a NaN/inf mismatch). f32, f16 and bf16; other dtypes: 0 if equal, else +inf.
 double relative_l2_error(const HostTensor& actual, const HostTensor& reference);
 
 // f16 / bf16 <-> f32, round-to-nearest-even; shared by random fill, Cast and the ONNX oracle.

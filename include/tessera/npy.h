@@ -4,8 +4,8 @@
 // Format (NumPy's format.rst, versions 1.0-3.0): magic "\x93NUMPY", major, minor, a header length
 // (u16 for 1.0, u32 for 2.0/3.0), then an ASCII Python dict literal
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 224, 224), }
-// padded with spaces to 64 bytes, then the raw data. Accepted: little-endian (or '|') f4, f8, i8,
-// i4, u1, b1 ('<f4' -> f32, '<i8' -> i64, ...), C order. Fortran order, big-endian data and
+// padded with spaces to 64 bytes, then the raw data. Accepted: little-endian (or '|') f4, f8, f2, i8,
+// i4, u1, b1 ('<f4' -> f32, '<f2' -> f16, '<i8' -> i64, ...), C order. Fortran order, big-endian data and
 // object arrays are UserErrors naming the file and the field; so is a data section shorter than
 // the header's shape says. A 0-d array reads as a scalar (shape {}).
 #pragma once

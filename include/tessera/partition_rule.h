@@ -11,6 +11,9 @@
 //                     upstream->downstream A->B, B->R, I->I (upstream kind <= first, downstream
 //                     kind <= second); `arbitrary` allows A->A (no opaque op ever fuses)
 //   OnlyValidRule     keeps the candidates SubGraph::check accepts, counting rejections by reason
+//   DTypeRule         keeps the candidates whose every node's tensors have dtypes the backend
+//                     takes (dtype_support.h), counting rejections by reason; applied to the
+//                     seeds, so the fusion closure never unites what the compiler would refuse
 //
 //   spec {ops: [Conv, Add, Relu], fusion: tvm, max_exits: 1}
 //   -> OnlyValid(Fusion[tvm](SingleOp{Conv, Add, Relu}))
@@ -35,6 +38,7 @@
 
 #include "tessera/candidate.h"
 #include "tessera/dataflow_index.h"
+#include "tessera/dtype_support.h"
 #include "tessera/pattern.h"
 #include "tessera/sub_graph.h"
 
@@ -104,5 +108,6 @@ struct FusionOptions {
 };
 PartitionRulePtr make_fusion_rule(std::string name, PartitionRulePtr seeds, FusionOptions options);
 PartitionRulePtr make_only_valid_rule(std::string name, PartitionRulePtr rule, SubGraphConfig config);
+PartitionRulePtr make_dtype_rule(std::string name, PartitionRulePtr rule, DTypeSupport dtypes);
 
 }  // namespace tessera

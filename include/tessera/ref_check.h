@@ -10,6 +10,13 @@
 // |a - r| <= atol * scale + rtol * |r| with scale = max(1, max |r| over the tensor), so an
 // activation of magnitude 1e3 is held to 1e-1 absolute, not 1e-4 (accumulation order differs
 // between backends and error grows with magnitude); NaN must match NaN. Integers and bool: exact.
+// A tensor stored in f16 or bf16 is compared at its format's precision: rtol and atol are at
+// least 8 units of its epsilon (f16 2^-10: 7.8e-3; bf16 2^-7: 6.3e-2), because ref rounds every
+// node's result to the format while a backend that computes the function in f32 rounds only the
+// function's results (half_widening.h), and the two differ by a few units in the last place.
+// check_against_ref holds a tensor computed from half data to the same precision even when it is
+// stored in f32 (an f16 model's outputs, Cast back to f32): a value's precision is the coarsest
+// format among the values it is computed from.
 // max_abs_error is the largest |a - r| over the model outputs (floats and ints alike);
 // max_rel_error the largest ||a - r||_2 / ||r||_2, the measure of accuracy budgets (a plan with
 // reduced-precision partitions is judged by it: `tessera run --check` compares it with the

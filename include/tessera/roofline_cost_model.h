@@ -9,6 +9,8 @@
 // external_bytes(n) counts only the memory traffic that crosses F's boundary: each input and
 // constant (weights) of F is charged once, to its first reader in model order, and each output of
 // F once, to its producer. Values produced and consumed inside F are assumed to stay in cache.
+// An f16/bf16 boundary value counts 5x its bytes: backends compute half precision in f32, so it
+// is also converted (2 bytes read, 4 written and read again; half_convert.h).
 //
 // Before/after, why per node and why boundary bytes:
 //   Conv -> Relu as two functions: 2 calls, Conv writes y, Relu reads y and writes z

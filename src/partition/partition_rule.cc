@@ -1,4 +1,4 @@
-// Base rules (single op, composite, host) and the union and only-valid combinators.
+// Base rules (single op, composite, host) and the union, only-valid and dtype combinators.
 // The fusion closure lives in fusion_rule.cc.
 #include <algorithm>
 #include <set>
@@ -208,6 +208,35 @@ class OnlyValidRule final : public PartitionRule {
   SubGraphConfig config_;
 };
 
+class DTypeRule final : public PartitionRule {
+ public:
+  DTypeRule(std::string name, PartitionRulePtr rule, DTypeSupport dtypes)
+      : PartitionRule(std::move(name)), rule_(std::move(rule)), dtypes_(std::move(dtypes)) {}
+
+  std::string describe() const override { return "DTypes[" + dtypes_.describe() + "](" + rule_->describe() + ")"; }
+
+ protected:
+  std::vector<Candidate> run_impl(const RuleContext& ctx) const override {
+    const Graph& g = ctx.index.graph();
+    std::vector<std::optional<std::string>> refused(static_cast<size_t>(g.num_nodes()));
+    for (NodeId i = 0; i < g.num_nodes(); ++i) refused[static_cast<size_t>(i)] = dtypes_.refuses(g, g.node(i));
+    std::vector<Candidate> out;
+    for (auto& c : rule_->run(ctx)) {
+      const std::string* why = nullptr;
+      c.inside().for_each([&](int i) {
+        if (!why && refused[static_cast<size_t>(i)]) why = &*refused[static_cast<size_t>(i)];
+      });
+      if (why) ++ctx.stats.rejections[*why];
+      else out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+ private:
+  PartitionRulePtr rule_;
+  DTypeSupport dtypes_;
+};
+
 }  // namespace
 
 PartitionRulePtr make_single_op_rule(std::string name, std::vector<std::string> ops) {
@@ -224,6 +253,9 @@ PartitionRulePtr make_union_rule(std::string name, std::vector<PartitionRulePtr>
 }
 PartitionRulePtr make_only_valid_rule(std::string name, PartitionRulePtr rule, SubGraphConfig config) {
   return std::make_unique<OnlyValidRule>(std::move(name), std::move(rule), config);
+}
+PartitionRulePtr make_dtype_rule(std::string name, PartitionRulePtr rule, DTypeSupport dtypes) {
+  return std::make_unique<DTypeRule>(std::move(name), std::move(rule), std::move(dtypes));
 }
 
 }  // namespace tessera

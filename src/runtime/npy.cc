@@ -18,7 +18,7 @@ struct Descr {
   const char* code;
   DType dtype;
 };
-constexpr Descr kDescrs[] = {{"f4", DType::f32}, {"f8", DType::f64}, {"i8", DType::i64},
+constexpr Descr kDescrs[] = {{"f4", DType::f32}, {"f8", DType::f64}, {"f2", DType::f16}, {"i8", DType::i64},
                              {"i4", DType::i32}, {"u1", DType::u8},  {"b1", DType::boolean}};
 
 // The value text of `key` in the header dict: from after "'key':" to the matching delimiter.
@@ -83,11 +83,11 @@ HostTensor parse_npy(const std::string& bytes, const std::string& file) {
 
   const std::string descr = dict_field(header, "descr", file);
   if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|'))
-    throw UserError(file, "header: descr", "'" + descr + "' is not a little-endian f4/f8/i8/i4/u1/b1 dtype");
+    throw UserError(file, "header: descr", "'" + descr + "' is not a little-endian f4/f8/f2/i8/i4/u1/b1 dtype");
   const Descr* found = nullptr;
   for (const Descr& d : kDescrs)
     if (descr.compare(1, 2, d.code) == 0) found = &d;
-  if (!found) throw UserError(file, "header: descr", "unsupported dtype '" + descr + "' (f4, f8, i8, i4, u1, b1)");
+  if (!found) throw UserError(file, "header: descr", "unsupported dtype '" + descr + "' (f4, f8, f2, i8, i4, u1, b1)");
   if (dict_field(header, "fortran_order", file) != "False")
     throw UserError(file, "header: fortran_order", "Fortran-ordered arrays are not supported (save with C order)");
   const std::string shape_text = dict_field(header, "shape", file);

@@ -1,6 +1,7 @@
 // --check: compare a partitioned run with ref's interpretation of the whole model (see ref_check.h).
 #include "tessera/ref_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,9 +38,40 @@ HostTensor from_view(const TensorView& v) {
   return t;
 }
 
+// The tolerance for a tensor whose computation passed through precision t: a half format is held
+// to its own precision (header).
+Tolerance for_dtype(const Tolerance& tol, DType t) {
+  if (t != DType::f16 && t != DType::bf16) return tol;
+  const double floor = 8.0 * (t == DType::f16 ? 0x1p-10 : 0x1p-7);
+  return Tolerance{std::max(tol.rtol, floor), std::max(tol.atol, floor)};
+}
+
+// Coarser of two precisions: bf16 < f16 < anything else (which imposes no floor).
+DType coarser(DType a, DType b) {
+  if (a == DType::bf16 || b == DType::bf16) return DType::bf16;
+  if (a == DType::f16 || b == DType::f16) return DType::f16;
+  return DType::f32;
+}
+
+// For every value, the coarsest half format its computation passed through (f32 for none): what
+// an f16 model computes is f16-accurate even after the Cast of its outputs to f32.
+std::vector<DType> computed_precision(const Graph& g) {
+  std::vector<DType> p(g.values.size(), DType::f32);
+  for (size_t v = 0; v < g.values.size(); ++v) p[v] = coarser(DType::f32, g.values[v].type.dtype);
+  for (const Node& n : g.nodes) {
+    DType in = DType::f32;
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) in = coarser(in, p[static_cast<size_t>(v)]);
+    for (ValueId v : n.outputs)
+      if (v != kNoValue) p[static_cast<size_t>(v)] = coarser(p[static_cast<size_t>(v)], in);
+  }
+  return p;
+}
+
 }  // namespace
 
-TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& tol) {
+TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& given) {
+  const Tolerance tol = for_dtype(given, actual.type.dtype);
   TensorComparison c;
   if (!(actual.type == reference.type)) {
     c.ok = false;
@@ -97,6 +129,8 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
     throw UserError(model.source, "", std::string("cannot run on ref: ") + e.what());
   }
 
+  const std::vector<DType> precision = computed_precision(model);
+  auto tolerance_of = [&](ValueId v) { return for_dtype(tol, precision[static_cast<size_t>(v)]); };
   std::unordered_map<std::string, ValueId> by_name;
   for (ValueId v = 0; v < static_cast<ValueId>(model.values.size()); ++v) by_name[model.value(v).name] = v;
 
@@ -106,7 +140,7 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
     for (size_t i = 0; i < names.size() && i < outs.size(); ++i) {
       auto it = by_name.find(names[i]);
       if (it == by_name.end() || !outs[i].data) continue;
-      CheckedValue cv{names[i], call.kernel, compare_tensors(from_view(outs[i]), expected[static_cast<size_t>(it->second)], tol)};
+      CheckedValue cv{names[i], call.kernel, compare_tensors(from_view(outs[i]), expected[static_cast<size_t>(it->second)], tolerance_of(it->second))};
       report.ok = report.ok && cv.result.ok;
       report.partitions.push_back(std::move(cv));
     }
@@ -114,7 +148,7 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
   const std::vector<HostTensor>& actual = executor.run(inputs, &observer);
   for (size_t i = 0; i < model.outputs.size(); ++i) {
     ValueId v = model.outputs[i];
-    CheckedValue cv{model.value(v).name, "", compare_tensors(actual[i], expected[static_cast<size_t>(v)], tol)};
+    CheckedValue cv{model.value(v).name, "", compare_tensors(actual[i], expected[static_cast<size_t>(v)], tolerance_of(v))};
     report.ok = report.ok && cv.result.ok;
     report.max_abs_error = std::max(report.max_abs_error, cv.result.max_abs_error);
     report.max_rel_error = std::max(report.max_rel_error, cv.result.rel_error);

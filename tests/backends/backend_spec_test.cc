@@ -78,7 +78,7 @@ TEST_CASE("Every bad spec fails with its exact message", "[backend_spec]") {
     CHECK(error_of([&] { load_backend_spec(path); }) == expected);
     ++checked;
   }
-  CHECK(checked == 16);
+  CHECK(checked == 17);
   CHECK(error_of([] { load_backend_spec("/no/such/spec.json"); }) ==
         "/no/such/spec.json: cannot read the backend spec file");
 }

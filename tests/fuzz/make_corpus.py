@@ -72,6 +72,7 @@ def npy_seeds():
     arrays = {"f4.npy": np.arange(6, dtype="<f4").reshape(2, 3), "f8.npy": np.linspace(0, 1, 4),
               "i8.npy": np.arange(5, dtype="<i8"), "i4.npy": np.array([[1, -2]], "<i4"),
               "u1.npy": np.arange(4, dtype="u1"), "b1.npy": np.array([True, False]),
+              "f2.npy": np.array([0.5, -2.0, 65504.0], "<f2"),
               "scalar.npy": np.array(3.5, "<f4"), "empty.npy": np.zeros((0, 3), "<f4")}
     for name, a in arrays.items():
         buf = io.BytesIO()

@@ -32,6 +32,12 @@ TEST_CASE("npy: f32 and i64 round trip through the writer") {
   CHECK(ib.as<int64_t>()[3] == (1ll << 40));
   HostTensor s = HostTensor::of<float>(DType::f32, {}, {7.0f});
   CHECK(parse_npy(npy_bytes(s), "s.npy").type.shape.empty());
+  // f16 ('<f2', NumPy's float16): an f16 model's inputs and outputs.
+  HostTensor h = HostTensor::of<uint16_t>(DType::f16, {2}, {float_to_half(1.5f), float_to_half(-0.25f)});
+  CHECK(npy_bytes(h).find("'descr': '<f2'") != std::string::npos);
+  HostTensor hb = parse_npy(npy_bytes(h), "h.npy");
+  CHECK(hb.type == h.type);
+  CHECK(hb.bytes == h.bytes);
 }
 
 TEST_CASE("npy: the header NumPy writes (1-tuples, spacing) parses") {

@@ -42,3 +42,19 @@ TEST_CASE("compare_tensors: integers exact, NaN matches only NaN, types must agr
   CHECK_FALSE(compare_tensors(n, HostTensor::of<float>(DType::f32, {2}, {0.0f, 1.0f})).ok);
   CHECK_FALSE(compare_tensors(HostTensor::of<float>(DType::f32, {2}, {3, 4}), r).ok);
 }
+
+TEST_CASE("compare_tensors: f16 and bf16 tensors are compared at their format's precision") {
+  auto half = [](DType t, std::vector<float> xs) {
+    std::vector<uint16_t> bits;
+    for (float x : xs) bits.push_back(t == DType::f16 ? float_to_half(x) : float_to_bfloat16(x));
+    return HostTensor::of<uint16_t>(t, {static_cast<int64_t>(xs.size())}, bits);
+  };
+  // 0.5 and 0.502: 4 f16 units apart (2^-11 each), beyond f32's tolerance, within f16's.
+  CHECK_FALSE(compare_tensors(HostTensor::of<float>(DType::f32, {1}, {0.502f}), HostTensor::of<float>(DType::f32, {1}, {0.5f})).ok);
+  CHECK(compare_tensors(half(DType::f16, {0.502f}), half(DType::f16, {0.5f})).ok);
+  CHECK_FALSE(compare_tensors(half(DType::f16, {0.6f}), half(DType::f16, {0.5f})).ok);   // 200 units: a wrong result
+  CHECK(compare_tensors(half(DType::bf16, {0.53f}), half(DType::bf16, {0.5f})).ok);
+  CHECK_FALSE(compare_tensors(half(DType::bf16, {0.75f}), half(DType::bf16, {0.5f})).ok);
+  CHECK(relative_l2_error(half(DType::f16, {1.0f, 2.0f}), half(DType::f16, {1.0f, 2.0f})) == 0.0);
+  CHECK(relative_l2_error(half(DType::f16, {0.0f, 2.0f}), half(DType::f16, {1.0f, 2.0f})) == Approx(1.0 / std::sqrt(5.0)));
+}

@@ -1,6 +1,7 @@
 // CompiledFunction's signature check (see tessera/backend_compiler.h).
 #include <string>
 
+#include "backends/compilers/half_widening.h"
 #include "backends/compilers/openmp_park.h"
 #include "tessera/backend_compiler.h"
 
@@ -44,6 +45,14 @@ std::unique_ptr<CompiledFunction> BackendCompiler::compile(const Graph& fn, cons
   };
   check(full.inputs, fn.inputs);
   check(full.outputs, fn.outputs);
+  if (widens_half() && has_half_values(fn)) {   // half_widening.h
+    const Graph wide = widen_function(fn);
+    std::unique_ptr<CompiledFunction> inner = full.all_plain() ? compile_impl(wide) : compile_impl(wide, full);
+    inner->layouts_ = full;
+    std::unique_ptr<CompiledFunction> out = make_widened_function(fn, std::move(inner));
+    out->layouts_ = std::move(full);
+    return out;
+  }
   std::unique_ptr<CompiledFunction> out = full.all_plain() ? compile_impl(fn) : compile_impl(fn, full);
   out->layouts_ = std::move(full);
   return out;

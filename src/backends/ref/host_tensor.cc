@@ -77,13 +77,18 @@ uint16_t float_to_bfloat16(float f) { return Eigen::numext::bit_cast<uint16_t>(E
 
 double relative_l2_error(const HostTensor& actual, const HostTensor& reference) {
   if (!(actual.type == reference.type)) return INFINITY;
-  if (actual.type.dtype != DType::f32) return actual.bytes == reference.bytes ? 0.0 : INFINITY;
-  const std::span<const float> a = actual.as<float>(), r = reference.as<float>();
+  const DType t = actual.type.dtype;
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16) return actual.bytes == reference.bytes ? 0.0 : INFINITY;
+  auto element = [t](const HostTensor& h, size_t i) -> double {
+    if (t == DType::f32) return h.as<float>()[i];
+    const uint16_t bits = h.as<uint16_t>()[i];
+    return t == DType::f16 ? half_to_float(bits) : bfloat16_to_float(bits);
+  };
   double diff = 0.0, norm = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - static_cast<double>(r[i]);
-    diff += d * d;
-    norm += static_cast<double>(r[i]) * r[i];
+  for (size_t i = 0; i < actual.count(); ++i) {
+    const double a = element(actual, i), r = element(reference, i);
+    diff += (a - r) * (a - r);
+    norm += r * r;
   }
   if (!std::isfinite(diff) || !std::isfinite(norm)) return INFINITY;
   if (norm == 0.0) return diff == 0.0 ? 0.0 : INFINITY;

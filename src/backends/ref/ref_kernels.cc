@@ -1,5 +1,8 @@
-// Assembles the ref backend's kernel table from its op families (see ref_kernels.h).
+// Assembles the ref backend's kernel table from its op families (see ref_kernels.h), then wraps
+// it so that every op also runs in f16 and bf16 (half_kernels.h).
 #include "backends/ref/ref_kernels.h"
+
+#include "backends/ref/half_kernels.h"
 
 namespace tessera {
 
@@ -24,7 +27,7 @@ KernelRegistry make_ref_kernels() {
   ref::register_quantize(r);
   ref::register_integer_linear(r);
   ref::register_qlinear_elementwise(r);
-  return r;
+  return ref::with_half_precision(r);
 }
 
 }  // namespace tessera

@@ -4,7 +4,8 @@
 // The ref kernels favour plain, obviously correct loops over speed. Index arithmetic goes through
 // the few helpers here (row-major strides, an odometer over a shape) so that each op file reads
 // as the ONNX spec does. Element types: kernels dispatch with visit_dtype over the storage types
-// below; boolean is stored as uint8_t (0/1), f16/bf16 as uint16_t and handled only by Cast.
+// below; boolean is stored as uint8_t (0/1), f16/bf16 as uint16_t: kernels never see them, because
+// the table's wrapper (half_kernels.h) hands every kernel f32 copies of a node's f16/bf16 tensors.
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,7 @@ using nlohmann::json;
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f{"format", "version", "name", "device", "description", "ops",
                                        "patterns", "fusion", "max_depth", "max_exits", "allow_taps",
-                                       "boundary_layout"};
+                                       "boundary_layout", "dtypes"};
   return f;
 }
 
@@ -96,6 +96,7 @@ class SpecReader {
 
     read_ops(j, spec);
     read_patterns(j, spec);
+    read_dtypes(j, spec);
     if (!spec.all_ops && spec.ops.empty() && spec.patterns.empty())
       fail("ops", "missing: a backend needs \"ops\" (a list or \"*\") or \"patterns\"");
 
@@ -160,6 +161,41 @@ class SpecReader {
     }
   }
 
+  // "dtypes": a list of dtype names for every op, or an object op -> list with "*" for the rest.
+  void read_dtypes(const json& j, BackendSpec& spec) const {
+    if (!j.contains("dtypes")) return;
+    const json& d = j["dtypes"];
+    spec.dtypes.all = false;
+    if (d.is_array()) {
+      spec.dtypes.default_dtypes = dtype_list(d, "dtypes");
+      return;
+    }
+    if (!d.is_object())
+      fail("dtypes", "expected a list of dtype names or an object {\"*\": [...], \"Op\": [...]}, found " + std::string(d.type_name()));
+    if (!d.contains("*")) fail("dtypes", "missing \"*\": the dtypes of the ops without a list of their own");
+    for (const auto& [op, list] : d.items()) {
+      const std::string field = "dtypes." + op;
+      if (op == "*") spec.dtypes.default_dtypes = dtype_list(list, field);
+      else {
+        check_op(op, field);
+        spec.dtypes.per_op[op] = dtype_list(list, field);
+      }
+    }
+  }
+
+  std::vector<DType> dtype_list(const json& list, const std::string& field) const {
+    if (!list.is_array() || list.empty()) fail(field, "expected a non-empty list of dtype names such as [\"f32\", \"f16\"]");
+    std::vector<DType> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      if (!list[i].is_string()) fail(at, "expected a dtype name, found " + list[i].dump());
+      auto t = dtype_from_name(list[i].get<std::string>());
+      if (!t) fail(at, "unknown dtype \"" + list[i].get<std::string>() + "\" (f32, f16, bf16, f64, i64, i32, i8, u8, bool)");
+      if (std::find(out.begin(), out.end(), *t) == out.end()) out.push_back(*t);
+    }
+    return out;
+  }
+
   const std::string& file_;
 };
 
@@ -180,6 +216,7 @@ PartitionRulePtr BackendSpec::make_rule() const {
   if (!patterns.empty()) seeds.push_back(make_composite_rule(name + ".composite", patterns));
   PartitionRulePtr seed = seeds.size() == 1 ? std::move(seeds.front())
                                             : make_union_rule(name + ".seeds", std::move(seeds));
+  if (!dtypes.all) seed = make_dtype_rule(name + ".dtypes", std::move(seed), dtypes);
   FusionOptions fusion_options;
   fusion_options.style = fusion;
   fusion_options.max_depth = limits.max_depth;

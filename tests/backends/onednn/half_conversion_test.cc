@@ -14,6 +14,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "tessera/half_convert.h"
 #include "tessera/host_tensor.h"
 
 namespace {
@@ -117,6 +118,45 @@ TEST_CASE("f16 and bf16 -> f32 are exact, as oneDNN's", "[half]") {
       if (std::isnan(ours)) REQUIRE(std::isnan(onednn[h]));
       else if (h == 0x8000) REQUIRE((ours == 0.0f && onednn[h] == 0.0f && std::signbit(ours)));   // oneDNN may drop -0's sign
       else REQUIRE(std::bit_cast<uint32_t>(ours) == std::bit_cast<uint32_t>(onednn[h]));
+    }
+  }
+}
+
+// The bulk conversions (tessera/half_convert.h, F16C where the CPU has it) give the scalar ones'
+// bits: every f16 and bf16 pattern widened, and f32 values around every f16 rounding point
+// (including ties, subnormals, overflow and NaN) narrowed; lengths that leave a scalar tail.
+TEST_CASE("bulk f16/bf16 conversions match the scalar ones bit for bit") {
+  std::vector<uint16_t> all(65536 + 5);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide(all.size());
+  for (tessera::DType t : {tessera::DType::f16, tessera::DType::bf16}) {
+    tessera::widen_to_f32(t, all.data(), wide.data(), all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const float want = t == tessera::DType::f16 ? tessera::half_to_float(all[i]) : tessera::bfloat16_to_float(all[i]);
+      INFO("pattern " << i);
+      REQUIRE((std::isnan(want) ? std::isnan(wide[i]) : std::bit_cast<uint32_t>(wide[i]) == std::bit_cast<uint32_t>(want)));
+    }
+  }
+  std::vector<float> xs;
+  for (uint32_t h = 0; h < 0x7c00; ++h) {   // finite positive f16 values, their neighbours and midpoints
+    const float v = tessera::half_to_float(static_cast<uint16_t>(h));
+    const float next = tessera::half_to_float(static_cast<uint16_t>(h + 1));
+    for (float x : {v, (v + next) / 2, std::nextafter((v + next) / 2, 0.0f), std::nextafter((v + next) / 2, 1e9f)}) {
+      xs.push_back(x);
+      xs.push_back(-x);
+    }
+  }
+  for (float x : {70000.0f, 1e-9f, INFINITY, -INFINITY, NAN}) xs.push_back(x);
+  std::vector<uint16_t> narrow(xs.size());
+  for (tessera::DType t : {tessera::DType::f16, tessera::DType::bf16}) {
+    tessera::narrow_from_f32(t, xs.data(), narrow.data(), xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const uint16_t want = t == tessera::DType::f16 ? tessera::float_to_half(xs[i]) : tessera::float_to_bfloat16(xs[i]);
+      INFO("value " << xs[i]);
+      if (std::isnan(xs[i]))
+        REQUIRE(std::isnan(t == tessera::DType::f16 ? tessera::half_to_float(narrow[i]) : tessera::bfloat16_to_float(narrow[i])));
+      else
+        REQUIRE(narrow[i] == want);
     }
   }
 }

@@ -1,0 +1,106 @@
+// The dtypes a backend takes (dtype_support.h): parsed from its spec, and applied to the seeds of
+// its partition rule so that no candidate holds a tensor of another dtype.
+#include <catch2/catch.hpp>
+
+#include "support/graph_builder.h"
+#include "tessera/backend_spec.h"
+#include "tessera/candidate_space.h"
+#include "tessera/error.h"
+
+using namespace tessera;
+using tessera::testing::GraphBuilder;
+
+namespace {
+
+BackendSpec spec_with(const std::string& dtypes) {
+  return parse_backend_spec(R"({"format": "tessera.backend", "version": 1, "name": "b", "ops": ["Relu", "Add", "Gather", "Cast"],
+                                "fusion": "tvm", "dtypes": )" + dtypes + "}",
+                            "b.json");
+}
+
+// x(f16) -> Cast -> f32 -> Relu -> Add(., w f32 weight) -> Gather(., i: i64 computed by Cast)
+Graph mixed_graph() {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {4, 4}, DType::f16);
+  const ValueId h = b.op("Relu", "h", {x}, {4, 4});
+  b.g.value(h).type.dtype = DType::f16;
+  const ValueId f = b.op("Cast", "f", {h}, {4, 4}, {{"to", int64_t{1}}});
+  const ValueId r = b.op("Relu", "r", {f}, {4, 4});
+  const ValueId w = b.constant<float>("w", DType::f32, {4, 4}, std::vector<float>(16, 0.5f));
+  const ValueId a = b.op("Add", "a", {r, w}, {4, 4});
+  const ValueId fi = b.input("fi", {2}, DType::f32);
+  const ValueId i = b.op("Cast", "i", {fi}, {2}, {{"to", int64_t{7}}});
+  b.g.value(i).type.dtype = DType::i64;
+  b.output(b.op("Gather", "g", {a, i}, {2, 4}));
+  return b.g;
+}
+
+std::vector<std::string> nodes_of(const Graph& g, const BackendCandidates& bc) {
+  std::vector<std::string> names;
+  for (const Candidate& c : bc.candidates) c.inside().for_each([&](int n) { names.push_back(g.node(n).name); });
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("dtypes: a backend gets no candidate holding a tensor of a dtype it does not take", "[dtypes]") {
+  const Graph g = mixed_graph();
+  DataflowIndex index(g);
+  const BackendSpec f32_only = spec_with(R"(["f32"])");
+  CandidateSpace space = enumerate_candidates(index, {f32_only});
+  const BackendCandidates& bc = space.per_backend[0];
+  const std::vector<std::string> names = nodes_of(g, bc);
+  // h (f16 in and out), f (reads f16) and i (writes i64), g (reads the computed i64) are refused;
+  // r and a, fused or not, remain, and a's f32 weight is a tensor it takes.
+  for (const char* refused : {"h", "f", "i", "g"}) CHECK(std::count(names.begin(), names.end(), refused) == 0);
+  CHECK(std::count(names.begin(), names.end(), "r") > 0);
+  CHECK(std::count(names.begin(), names.end(), "a") > 0);
+  CHECK(bc.stats.rejections.at("f16 tensor on Relu (takes f32)") == 1);
+  CHECK(bc.stats.rejections.at("i64 tensor on Gather (takes f32)") == 1);
+  CHECK(bc.rule.find("DTypes[f32]") != std::string::npos);
+
+  // Without "dtypes" every node is a seed, as before the field existed.
+  const BackendSpec all = parse_backend_spec(R"({"format": "tessera.backend", "version": 1, "name": "b",
+                                                 "ops": ["Relu", "Add", "Gather", "Cast"]})", "b.json");
+  CHECK(all.dtypes.all);
+  const std::vector<std::string> every = nodes_of(g, enumerate_candidates(index, {all}).per_backend[0]);
+  CHECK(std::count(every.begin(), every.end(), "h") == 1);
+}
+
+TEST_CASE("dtypes: per-op lists and the built-in backends' declarations", "[dtypes]") {
+  const Graph g = mixed_graph();
+  DataflowIndex index(g);
+  const BackendSpec spec = spec_with(R"({"*": ["f32"], "Cast": ["f32", "f16", "i64"], "Relu": ["f16", "f32"]})");
+  const std::vector<std::string> names = nodes_of(g, enumerate_candidates(index, {spec}).per_backend[0]);
+  for (const char* taken : {"h", "f", "i", "r", "a"}) CHECK(std::count(names.begin(), names.end(), taken) > 0);
+  CHECK(std::count(names.begin(), names.end(), "g") == 0);
+
+  // ref takes every dtype; the f32 backends take f16 and bf16 by widening, never i64 tensors.
+  CHECK(builtin_backend_spec("ref").dtypes.all);
+  for (const char* name : {"onednn", "xnnpack", "eigen", "blas", "halide", "onednn_bf16"}) {
+    const DTypeSupport d = builtin_backend_spec(name).dtypes;
+    INFO(name);
+    CHECK_FALSE(d.all);
+    CHECK(d.default_dtypes == std::vector<DType>{DType::f32, DType::f16, DType::bf16});
+  }
+  const BackendSpec onednn = builtin_backend_spec("onednn");
+  const std::vector<std::string> on = nodes_of(g, enumerate_candidates(index, {onednn}).per_backend[0]);
+  CHECK(std::count(on.begin(), on.end(), "h") > 0);   // f16 Relu: widened to f32 when compiled
+  CHECK(std::count(on.begin(), on.end(), "r") > 0);
+}
+
+TEST_CASE("dtypes: a bad declaration is a one-line user error naming the field", "[dtypes]") {
+  auto message = [](const std::string& dtypes) {
+    try {
+      spec_with(dtypes);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message(R"(["f33"])").find("dtypes[0]: unknown dtype \"f33\"") != std::string::npos);
+  CHECK(message(R"([])").find("dtypes: expected a non-empty list") != std::string::npos);
+  CHECK(message(R"("f32")").find("dtypes: expected a list of dtype names") != std::string::npos);
+  CHECK(message(R"({"Relu": ["f32"]})").find("dtypes: missing \"*\"") != std::string::npos);
+  CHECK(message(R"({"*": ["f32"], "Relux": ["f32"]})").find("dtypes.Relux") != std::string::npos);
+}
