@@ -98,13 +98,13 @@ PartitionRulePtr make_union_rule(std::string name, std::vector<PartitionRulePtr>
 struct FusionOptions {
   FusionStyle style = FusionStyle::None;
   int max_depth = 0;                  // 0 = no limit; sound pruning (see above)
+  // Per rule run: members kept, and unions examined (kept or not: the closure remembers each, so
+  // both are memory) at most four times as many; hitting either is reported in RuleStats::limits.
+  int64_t max_candidates = 250000;
   // The exits the valid candidates may have (0 = no limit). Sound pruning too: a node that feeds a
   // graph output is an exit of every member holding it, whatever joins later, so a union with
   // more such nodes than this can never be valid, nor can any union containing it.
   int max_exits = 0;
-  // Per rule run: members kept, and unions examined (kept or not: the closure remembers each, so
-  // both are memory) at most four times as many; hitting either is reported in RuleStats::limits.
-  int64_t max_candidates = 250000;
 };
 PartitionRulePtr make_fusion_rule(std::string name, PartitionRulePtr seeds, FusionOptions options);
 PartitionRulePtr make_only_valid_rule(std::string name, PartitionRulePtr rule, SubGraphConfig config);
