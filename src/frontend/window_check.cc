@@ -7,6 +7,16 @@ namespace tessera::detail {
 
 void check_windows(const Graph& g, const std::string& file) {
   for (const Node& n : g.nodes) {
+    if (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "ConvInteger" || n.op == "QLinearConv") {
+      const int64_t group = attr_int(n.attrs, "group", 1);
+      const Shape* x = n.inputs.empty() || n.inputs[0] == kNoValue ? nullptr : &g.value(n.inputs[0]).type.shape;
+      const int64_t channels = x && x->size() >= 2 ? (*x)[1] : -1;
+      if (group < 1 || (channels > 0 && channels % group != 0))
+        throw UserError(file, "node '" + n.name + "'",
+                        n.op + " attribute group is " + std::to_string(group) +
+                            (group < 1 ? "; it must be at least 1"
+                                       : "; it must divide the input's " + std::to_string(channels) + " channels"));
+    }
     const bool conv = n.op == "Conv";
     if (!conv && n.op != "MaxPool" && n.op != "AveragePool" && n.op != "LpPool") continue;
     if (n.inputs.empty() || n.inputs[0] == kNoValue) continue;

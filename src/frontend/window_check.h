@@ -1,5 +1,6 @@
 // Sliding windows that do not fit: Conv / MaxPool / AveragePool / LpPool whose (dilated) window is
-// larger than its padded input along some spatial dimension.
+// larger than its padded input along some spatial dimension; and convolution groups that do not
+// divide the channels (a group of 0 passes ONNX's inference and divides by zero in a kernel).
 //
 // ONNX's shape inference computes such an output dimension with truncating division,
 // (1 + 0 - 2) / 2 + 1 = 1, where the operator's definition (floor) gives 0: the graph imports

@@ -83,6 +83,19 @@ write("pool_stride_zero.onnx",
                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]),
       "node 'pool' (MaxPool): strides 0 is outside [1, 2^31)")
 
+# A convolution group of 0 passes ONNX's shape inference and divided by zero inside oneDNN and
+# XNNPACK at run time (SIGFPE); a group that does not divide the channels is as wrong.
+write("conv_group_zero.onnx",
+      model_with([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=0)],
+                 [numpy_helper.from_array(np.ones((4, 4, 3, 3), np.float32), "w")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])]),
+      "node 'conv': Conv attribute group is 0; it must be at least 1")
+write("conv_group_not_dividing.onnx",
+      model_with([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=3)],
+                 [numpy_helper.from_array(np.ones((4, 4, 3, 3), np.float32), "w")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])]),
+      "node 'conv': Conv attribute group is 3; it must divide the input's 4 channels")
+
 # Loop (docs/control_flow.md): what import refuses, naming the node.
 def loop_body(nodes, inputs, outputs):
     return helper.make_graph(nodes, "body", inputs, outputs)
