@@ -9,6 +9,8 @@
 #include <fstream>
 #include <type_traits>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <unistd.h>
@@ -290,6 +292,54 @@ nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJson
   return nlohmann::json::parse(plan_to_json_text(plan, graph, options));
 }
 
+// Kahn's algorithm over the edges between partitions (a node's producer in another).
+std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph) {
+  const size_t k = plan.partitions.size();
+  std::vector<int> owner(static_cast<size_t>(graph.num_nodes()), -1);
+  for (size_t i = 0; i < k; ++i) plan.partitions[i].nodes.for_each([&](int n) { owner[size_t(n)] = int(i); });
+  std::vector<std::set<int>> succ(k);
+  std::vector<int> preds(k, 0);
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    if (owner[size_t(n)] < 0) continue;
+    for (ValueId v : graph.node(n).inputs) {
+      if (v == kNoValue || graph.value(v).producer == kNoNode) continue;
+      const int from = owner[size_t(graph.value(v).producer)], to = owner[size_t(n)];
+      if (from >= 0 && from != to && succ[size_t(from)].insert(to).second) ++preds[size_t(to)];
+    }
+  }
+  std::vector<int> ready;
+  for (size_t i = 0; i < k; ++i)
+    if (preds[i] == 0) ready.push_back(int(i));
+  size_t done = 0;
+  while (!ready.empty()) {
+    const int g = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int h : succ[size_t(g)])
+      if (--preds[size_t(h)] == 0) ready.push_back(h);
+  }
+  if (done == k) return std::nullopt;
+  // Walk forward inside what is left (every vertex there has a predecessor left, so walking
+  // backward from any of them must repeat a vertex): the repeated stretch is a cycle.
+  std::vector<std::vector<int>> pred_left(k);
+  for (size_t g = 0; g < k; ++g)
+    for (int h : succ[g])
+      if (preds[g] > 0 && preds[size_t(h)] > 0) pred_left[size_t(h)].push_back(int(g));
+  int at = 0;
+  while (preds[size_t(at)] == 0) ++at;
+  std::vector<int> walk, seen_at(k, -1);
+  while (seen_at[size_t(at)] < 0) {
+    seen_at[size_t(at)] = int(walk.size());
+    walk.push_back(at);
+    at = pred_left[size_t(at)].front();
+  }
+  std::vector<int> cycle(walk.rbegin(), walk.rend() - seen_at[size_t(at)]);   // forward, from walk's end
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  std::string text;
+  for (int g : cycle) text += "partitions[" + std::to_string(g) + "] -> ";
+  return text + "partitions[" + std::to_string(cycle.front()) + "]";
+}
+
 Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
   if (!j.is_object()) throw UserError(file, "", "expected a JSON object");
   if (read_string(j, "format", file, "") != "tessera.plan")
@@ -367,6 +417,9 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
     }
     plan.partitions.push_back(std::move(p));
   }
+  if (auto cycle = partition_cycle(plan, graph))
+    throw UserError(file, "partitions", "the partitions form a cycle (" + *cycle +
+                                            "): no order runs them; every partition must only read what earlier ones made");
   if (j.contains("boundaries")) {
     const auto& bs = j["boundaries"];
     if (!bs.is_array()) throw UserError(file, "boundaries", "expected a list");

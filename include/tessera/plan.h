@@ -181,6 +181,10 @@ std::vector<std::pair<std::string, Shape>> model_input_shapes(const Graph& graph
 // other than `graph` (other input shapes, other inputs, another fingerprint); nothing when the
 // plan records none. `file` names the plan in the message.
 void check_plan_binding(const Plan& plan, const Graph& graph, const std::string& file);
+// A cycle among the plan's partitions (a partition reading, through others, what it makes itself:
+// no order runs them), in words: "partitions[0] -> partitions[2] -> partitions[0]"; nullopt when
+// there is none. Reading a plan file refuses such a plan; so does a Session given one in memory.
+std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph);
 
 // The JSON text (ends with a newline). Node names come from `graph`.
 std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});

@@ -42,6 +42,8 @@ Session::Session(const Model& model, const Plan& plan, const SessionOptions& opt
   if (options.threads < 1) throw UserError("Session", "threads", "must be >= 1");
   // A Plan read by load_plan was checked already; one made or edited in memory is checked here.
   check_plan_binding(plan, model.graph(), plan.model.empty() ? std::string("plan") : plan.model);
+  if (auto cycle = partition_cycle(plan, model.graph()))
+    throw UserError(plan.model.empty() ? "plan" : plan.model, "partitions", "the partitions form a cycle (" + *cycle + ")");
   for (const Partition& p : plan.partitions) {
     if (p.nodes.size() != model.graph().num_nodes())
       throw UserError(plan.model.empty() ? "plan" : plan.model, "partitions",

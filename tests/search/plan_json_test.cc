@@ -62,6 +62,24 @@ TEST_CASE("bad plan files are user errors naming the place", "[search][plan]") {
   CHECK(unknown.total_cost == Cost::value(1.0));
 }
 
+TEST_CASE("a plan whose partitions form a cycle is refused at reading, naming the cycle", "[search][plan]") {
+  // x -> a -> b -> c: {a, c} feeds b and b feeds {a, c}; a third partition {d} hangs off c.
+  GraphBuilder b;
+  ValueId c = b.op("Relu", "c", {b.op("Relu", "b", {b.op("Relu", "a", {b.input("x")})})});
+  b.output(b.op("Relu", "d", {c}));
+  auto parse = [&](const std::string& s) { return plan_from_json(nlohmann::json::parse(s), "p.json", b.g); };
+  const std::string head = R"({"format": "tessera.plan", "version": 1, "model": "m", "search": "collage",
+     "cost_model": "mock", "total_cost": 1.0, "transfer_cost": 0.0, "partitions": )";
+  CHECK_THROWS_WITH(parse(head + R"([{"backend": "ref", "nodes": ["d"], "cost": 1.0, "function": "f"},
+                                     {"backend": "ref", "nodes": ["a", "c"], "cost": 1.0, "function": "f"},
+                                     {"backend": "eigen", "nodes": ["b"], "cost": 1.0, "function": "g"}]})"),
+                    "p.json: partitions: the partitions form a cycle (partitions[1] -> partitions[2] -> partitions[1]): "
+                    "no order runs them; every partition must only read what earlier ones made");
+  Plan fine = parse(head + R"([{"backend": "ref", "nodes": ["a", "b", "c"], "cost": 1.0, "function": "f"},
+                              {"backend": "ref", "nodes": ["d"], "cost": 1.0, "function": "f"}]})");
+  CHECK(fine.partitions.size() == 2);
+}
+
 TEST_CASE("a plan is bound to its model: other shapes or another model are refused", "[search][plan]") {
   auto relu = [](Shape shape, const char* op) {
     GraphBuilder b;
