@@ -63,10 +63,25 @@ std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& sp
   return out;
 }
 
-// Per call in main: measured median beside the plan's predicted cost, then the totals.
-void print_profile(Executor& executor, const std::vector<HostTensor>& inputs, const Plan& plan, int repeat) {
+// Per call in main: measured median beside the plan's predicted cost.
+std::vector<CallProfile> profile(Executor& executor, const std::vector<HostTensor>& inputs, const Plan& plan, int repeat) {
   std::vector<CallProfile> calls = profile_calls(executor, inputs, repeat);
   attach_plan_costs(calls, executor, plan);
+  return calls;
+}
+
+// --json --profile: the calls as one list inside the JSON object, so stdout stays one JSON line.
+nlohmann::json profile_json(const std::vector<CallProfile>& calls) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const CallProfile& c : calls)
+    list.push_back({{"call", c.label}, {"kernel", c.kernel}, {"backend", c.backend}, {"nodes", c.nodes},
+                    {"measured_ms", c.median_ms},
+                    {"predicted_ms", c.predicted_ms >= 0 ? nlohmann::json(c.predicted_ms) : nlohmann::json(nullptr)}});
+  return list;
+}
+
+// The table, then the totals.
+void print_profile(const Executor& executor, const std::vector<CallProfile>& calls) {
   double measured = 0, predicted = 0;
   std::printf("%-4s %-8s %-34s %12s %12s  %s\n", "#", "backend", "call", "predicted ms", "measured ms", "nodes");
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -125,8 +140,10 @@ void run_run(const RunArgs& a) {
     write_npy_dir(a.output_dir, names, executor.outputs());
     for (const std::string& n : names) note_written((std::filesystem::path(a.output_dir) / npy_file_name(n)).string());
   }
+  const std::vector<CallProfile> calls = a.profile ? profile(executor, inputs, plan, a.repeat) : std::vector<CallProfile>{};
   if (a.json) {
     nlohmann::json j;
+    if (a.profile) j["profile"] = profile_json(calls);
     j["latency_ms"] = latency.median_ms;
     j["max_abs_error"] = report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr);
     j["ok"] = ok;
@@ -164,7 +181,7 @@ void run_run(const RunArgs& a) {
                     report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
     }
   }
-  if (a.profile) print_profile(executor, inputs, plan, a.repeat);
+  if (a.profile && !a.json) print_profile(executor, calls);
   if (!ok) {   // a failed check is not a usage error (2): exit 1, after the report
     std::fflush(stdout);
     std::exit(1);
@@ -189,7 +206,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--dump-ir", args->dump_dir, "write the module after each pipeline step into this directory");
   cmd->add_option("--against", args->against,
                   "another plan to race this one against in interleaved rounds, as tune does (repeatable)");
-  cmd->add_flag("--profile", args->profile, "per call in main: measured median beside the plan's predicted cost");
+  cmd->add_flag("--profile", args->profile,
+                "per call in main: measured median beside the plan's predicted cost (with --json: a \"profile\" list)");
   cmd->callback([args] { run_run(*args); });
 }
 

@@ -4,6 +4,7 @@
 Run by ctest with Debian's /usr/bin/python3 and PYTHONPATH=build/python, from the source root;
 TESSERA is the CLI, to compare the module's plans and outputs with the CLI's.
 """
+import json
 import os
 import subprocess
 import sys
@@ -205,6 +206,13 @@ class ProfileAndBenchTest(unittest.TestCase):
             self.assertEqual(len(rows), len(calls), r.stdout)
             for line, c in zip(rows, calls):
                 self.assertIn(" " + c["kernel"][:34] + " ", line)
+            # With --json stdout stays one JSON object; the calls are its "profile" list.
+            r = cli("run", CONV, "--plan", path, "--profile", "--json", "--repeat", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.splitlines()
+            self.assertEqual(len(lines), 1, r.stdout)
+            listed = json.loads(lines[0])["profile"]
+            self.assertEqual([c["kernel"] for c in listed], [c["kernel"] for c in calls])
 
     def test_profile_takes_inputs_like_run_and_refuses_bad_ones(self):
         model = tessera.Model(MLP)
