@@ -195,6 +195,12 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   }
   sort_and_dedupe(candidates);
   plan.stats.enumerate_ms = ms_since(t0);
+  // A node no backend proposes a candidate for fails now, before anything is priced or measured.
+  IndexSet proposed(index.size());
+  for (const Candidate& c : candidates) proposed |= c.inside();
+  if (const int v = proposed.first_unset(); v < index.size())
+    throw UserError(options.model_path, "node '" + graph.node(v).name + "'",
+                    "no backend in --backends can take op " + graph.node(v).op);
 
   // Functions and costs.
   t0 = std::chrono::steady_clock::now();
