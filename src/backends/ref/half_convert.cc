@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define TESSERA_HAVE_F16C_PATH 1
 #endif
@@ -32,8 +33,13 @@ __attribute__((target("avx,f16c"))) void f32_to_f16_f16c(const float* src, uint1
   for (; i < n; ++i) dst[i] = float_to_half(src[i]);
 }
 
+// F16C from CPUID leaf 1 (clang 14's __builtin_cpu_supports does not know "f16c"); "avx" also
+// says the OS saves the YMM registers.
 bool cpu_has_f16c() {
-  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+  }();
   return has;
 }
 #endif
