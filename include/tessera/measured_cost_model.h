@@ -107,6 +107,7 @@ class MeasuredCostModel final : public CostModel {
   explicit MeasuredCostModel(MeasureOptions options = {});
 
   std::string name() const override { return "measure"; }
+  bool measures() const override { return true; }
   bool prices_layouts() const override { return true; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string device_fingerprint(std::string_view device) const override;
