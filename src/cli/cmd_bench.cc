@@ -160,7 +160,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive");
   cmd->add_option("--cache", args->cache, "cost database to read and extend (default ~/.cache/tessera/costs.db with measured costs)");
   cmd->add_option("--search-memory", args->search_memory_mb,
-                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 512)")
+                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 256)")
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--repeat", args->repeat, "timed runs of each plan's first round, after one warm-up (default 10; later rounds last >= 25 ms)");
   cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
