@@ -97,15 +97,6 @@ AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::o
   return budget;
 }
 
-// The cost model of a measuring run: as `tessera tune` builds it (measurements one at a time, or
-// `jobs` at once; `threads` compute threads each), so that its prices are keyed as tune's.
-std::unique_ptr<CostModel> tune_cost_model(int jobs, int threads) {
-  MeasureOptions mo;
-  mo.max_parallel = jobs;
-  mo.threads = threads;
-  return std::make_unique<MeasuredCostModel>(mo);
-}
-
 // tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it.
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
@@ -120,8 +111,8 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
     throw UserError("search", "", "unknown search '" + search + "' (expected collage, greedy, exhaustive or single:<backend>)");
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(names, search), specs);
   const std::string cost = cost_arg.empty() ? default_cost_spec(backends) : cost_arg;
-  std::unique_ptr<CostModel> cost_model =
-      cost == "measure" ? tune_cost_model(jobs, threads) : make_cost_model(cost, measure_cost_model_options());
+  // Measured costs as `tessera tune --threads T` measures them (the same database keys).
+  std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options(threads));
   std::unique_ptr<CostDatabase> db;
   if (cache) db = CostDatabase::open(*cache);
   else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());
@@ -261,8 +252,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     for (const auto& names : lists)
       for (BackendSpec& b : resolve_backends(names, {})) all.push_back(std::move(b));
     const std::string spec = cost.empty() ? default_cost_spec(all) : cost;
-    std::unique_ptr<CostModel> cost_model =
-        spec == "measure" ? tune_cost_model(1, threads) : make_cost_model(spec, measure_cost_model_options());
+    std::unique_ptr<CostModel> cost_model = make_cost_model(spec, measure_cost_model_options(threads));
     std::unique_ptr<CostDatabase> db;
     if (cache) db = CostDatabase::open(*cache);
     else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());
