@@ -1,6 +1,7 @@
 // tessera partition MODEL --backends a,b,c [--backend-spec FILE]... [--cost MODEL]
 //   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
-//   [--cache DB] [-j N] [--no-coalesce] [--explain] [--timings] [--max-rel-error E] [--calibration N=F.npy]...
+//   [--cache DB] [-j N] [--no-coalesce] [--no-verify] [--explain] [--timings] [--max-rel-error E]
+//   [--calibration N=F.npy]...
 // (CONTRACTS.md). The pipeline is the tuning pipeline (tessera/tune.h): with mock or roofline costs
 // the search alone, with measured costs also the end-to-end race and in-plan prices, exactly as
 // `tessera tune` runs them. This file is option glue and output.
@@ -48,6 +49,7 @@ struct PartitionArgs {
   bool no_coalesce = false;
   bool explain = false;
   bool timings = false;
+  bool no_verify = false;
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
 };
@@ -113,6 +115,7 @@ void run_partition(const PartitionArgs& a) {
   options.coalesce = !a.no_coalesce;
   options.search_memory = a.search_memory_mb << 20;
   options.budget = a.accuracy.budget();
+  options.verify = !a.no_verify;
   // Measured costs: tune's pipeline, end to end (the verdicts tune left in the database are reused).
   TunedPlan tuned = tune_graph(graph, backends, *model, db.get(), options);
   print_tune_record(tuned, a.compute_threads);
@@ -153,6 +156,8 @@ void add_partition_command(CLI::App& app) {
                   "MB the collage search may hold before it falls back to a plan it cannot prove optimal "
                   "(default: an eighth of this machine's memory, at most 256)")
       ->check(CLI::Range(1, 1 << 24));
+  cmd->add_flag("--no-verify", args->no_verify,
+                "measured costs: skip the end-to-end race with single-backend plans (as tune --no-verify)");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   args->accuracy.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
