@@ -100,8 +100,8 @@ AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::o
 // tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it.
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
-                 const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, double max_rel_error,
-                 const py::object& calibration) {
+                 const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
+                 double max_rel_error, const py::object& calibration) {
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
@@ -122,6 +122,7 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   options.jobs = jobs;
   options.threads = threads;
   options.coalesce = coalesce;
+  options.verify = verify;
   options.budget = budget;
   const TunedPlan tuned = tune_graph(model.graph(), backends, *cost_model, db.get(), options);
   return plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
@@ -349,23 +350,26 @@ PYBIND11_MODULE(tessera, m) {
   m.def("partition",
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
-           bool coalesce, double max_rel_error, const py::object& calibration) {
-          return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, max_rel_error, calibration);
+           bool coalesce, bool verify, double max_rel_error, const py::object& calibration) {
+          return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
+                           calibration);
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
-        py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0,
+        py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
         py::arg("calibration") = py::none());
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
-           const std::vector<std::string>& specs, int jobs, int threads, double max_rel_error, const py::object& calibration) {
-          return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, max_rel_error, calibration);
+           const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
+           const py::object& calibration) {
+          return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
+                           calibration);
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
-        py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
+        py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed) {

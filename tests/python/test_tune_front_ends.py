@@ -73,6 +73,20 @@ class OnePipelineTest(unittest.TestCase):
             # Every later front end found every price and verdict in the database.
             self.assertEqual(os.path.getsize(db), size)
 
+    def test_without_the_race_every_front_end_returns_the_search_plan(self):
+        model_path, backends = CASES[0]
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "costs.db")
+            joined = ",".join(backends)
+            tune, part, py = (os.path.join(d, n) for n in ("tune.json", "partition.json", "py.json"))
+            cli("tune", model_path, "--backends", joined, "--cache", db, "--plan", tune, "--no-verify", *TUNE_FLAGS)
+            cli("partition", model_path, "--backends", joined, "--cost", "measure", "--cache", db, "--plan", part,
+                "--no-verify")
+            tessera.tune(tessera.Model(model_path), backends=backends, cache=db, verify=False).save(py)
+            self.assertNotIn(b'"verified"', read(tune))
+            self.assertEqual(read(part), read(tune))
+            self.assertEqual(read(py), read(tune))
+
     def test_conv_block(self):
         self.check_model(*CASES[0])
 
