@@ -2,12 +2,21 @@
 #include "cli_output.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
+#include "tessera/error.h"
 #include "tessera/text.h"
 
 namespace tessera::cli {
 
 void note_written(const std::string& path) { std::fprintf(stderr, "wrote %s\n", printable(path).c_str()); }
+
+void make_output_dir(const std::string& flag, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UserError(flag, dir, "cannot create this directory: " + ec.message());
+}
 
 void print_tune_record(const TunedPlan& tuned, int threads) {
   for (const std::string& l : tuned.record.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());

@@ -96,15 +96,16 @@ void run_bench(const BenchArgs& a) {
     if (i < a.combos.size()) std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
     else std::fprintf(stderr, "tessera: bench: timing the plans in interleaved rounds\n");
   };
-  if (!a.plan_dir.empty())
+  if (!a.plan_dir.empty()) {
+    make_output_dir("--plan-dir", a.plan_dir);
     options.on_plan = [&](size_t i, const Plan& plan) {
-      std::filesystem::create_directories(a.plan_dir);
       std::string name;
       for (const std::string& b : combos[i]) name += (name.empty() ? "" : "+") + b;
       const std::string path = (std::filesystem::path(a.plan_dir) / (name + ".json")).string();
       write_plan_file(path, plan, graph, {});
       note_written(path);
     };
+  }
   const std::vector<BenchRow> rows = bench_combinations(graph, inputs, combos, *model, options);
 
   if (a.json) {

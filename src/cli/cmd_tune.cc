@@ -263,6 +263,7 @@ void run_tune(const TuneArgs& a) {
       distributed::serve(*mpi, work);
       return;
     }
+    if (!a.plan_dir.empty()) make_output_dir("--plan-dir", a.plan_dir);   // before anything is measured
     TuneReport report;
     report.database = db_path;
     if (!mpi) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
@@ -322,7 +323,6 @@ void run_tune(const TuneArgs& a) {
       const TunedPlan tuned = tune_graph(graphs[m], backends, model, db.get(), to);
       print_tune_record(tuned, a.threads);
       if (!plans[m].empty()) {
-        if (!a.plan_dir.empty()) fs::create_directories(a.plan_dir);
         write_plan_file(plans[m], tuned.plan, graphs[m], {});
         note_written(plans[m]);
       }
