@@ -1,3 +1,4 @@
+// The verified-choice step of the tuning pipeline. See plan_verification.h.
 #include "tune/plan_verification.h"
 
 #include <algorithm>
