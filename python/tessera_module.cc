@@ -11,9 +11,11 @@
 //   session.profile({"x": array})       # per call: predicted vs measured ms (tessera run --profile)
 //   tessera.bench(model, ["ref", "ref,onednn"])   # per combination: predicted, measured (tessera bench)
 //
-// Each class wraps the C++ deployment API (include/tessera/session.h) and the partition
-// pipeline (search/partitioner.h) the CLI runs, so a plan made here is byte-identical to the
-// CLI's for the same options. A Plan is held as its tessera.plan JSON: Plan.load needs no model,
+// Each class wraps the C++ deployment API (include/tessera/session.h) and the tuning pipeline
+// (include/tessera/tune.h) every CLI command runs, so a plan made here is byte-identical to the
+// CLI's for the same options and cost database: tessera.tune is `tessera tune` (search, measured
+// wholes, the end-to-end race, in-plan prices), tessera.partition(cost="measure") is
+// `tessera partition --cost measure`, which runs the same pipeline. A Plan is held as its tessera.plan JSON: Plan.load needs no model,
 // and the plan is bound to a model only when a Session is built, which is where a plan for another
 // model or other input shapes is refused (plan.h: check_plan_binding).
 //
@@ -35,8 +37,6 @@
 #include <optional>
 
 #include "py_convert.h"
-#include "runtime/bench.h"
-#include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
@@ -46,6 +46,8 @@
 #include "tessera/measured_cost_model.h"
 #include "tessera/model_data.h"
 #include "tessera/session.h"
+#include "tessera/tune.h"
+#include "tune/bench.h"
 
 namespace py = pybind11;
 
@@ -73,14 +75,6 @@ std::vector<std::string> backend_names(const py::object& backends) {
   return names;
 }
 
-// CONTRACTS.md's default: measure where every backend runs here, else roofline.
-std::string default_cost(const std::vector<BackendSpec>& backends) {
-  const std::vector<std::string> real = backend_compiler_names();
-  for (const BackendSpec& b : backends)
-    if (!std::binary_search(real.begin(), real.end(), b.name)) return "roofline";
-  return "measure";
-}
-
 // The accuracy budget of partition/tune (CLI: --max-rel-error, --calibration): `calibration` maps
 // input names to arrays (converted to the input's dtype as Session.run converts them).
 AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::object& calibration) {
@@ -103,32 +97,35 @@ AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::o
   return budget;
 }
 
+// tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it.
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
-                 const std::optional<std::string>& cache, int jobs, bool coalesce, double max_rel_error,
-                 const py::object& calibration) {
+                 const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
+                 double max_rel_error, const py::object& calibration) {
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
+  if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
+  if (threads < 1) throw UserError("threads", std::to_string(threads), "must be at least 1");
   py::gil_scoped_release release;
   if (!is_search_name(search))
     throw UserError("search", "", "unknown search '" + search + "' (expected collage, greedy, exhaustive or single:<backend>)");
-  if (search.rfind("single:", 0) == 0 && std::find(names.begin(), names.end(), search.substr(7)) == names.end())
-    names.push_back(search.substr(7));
-  std::vector<BackendSpec> backends = resolve_backends(names, specs);
-  const std::string cost = cost_arg.empty() ? default_cost(backends) : cost_arg;
-  std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options());
+  std::vector<BackendSpec> backends = resolve_backends(backends_for_search(names, search), specs);
+  const std::string cost = cost_arg.empty() ? default_cost_spec(backends) : cost_arg;
+  // Measured costs as `tessera tune --threads T` measures them (the same database keys).
+  std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options(threads));
   std::unique_ptr<CostDatabase> db;
   if (cache) db = CostDatabase::open(*cache);
-  else if (cost_model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
-  PartitionOptions options;
+  else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());
+  TuneOptions options;
   options.model_path = model.path();
   options.search = search;
-  options.threads = jobs;
-  options.database = db.get();
+  options.jobs = jobs;
+  options.threads = threads;
   options.coalesce = coalesce;
-  // max_rel_error = 0 (the default) is partition_graph on the fp32 backends (budgeted_partition.h).
-  PartitionOutcome outcome = partition_within_budget(model.graph(), backends, *cost_model, options, budget);
-  return plan_from_text(plan_to_json_text(outcome.plan, model.graph()), model.path());
+  options.verify = verify;
+  options.budget = budget;
+  const TunedPlan tuned = tune_graph(model.graph(), backends, *cost_model, db.get(), options);
+  return plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
 }
 
 py::object plan_field(const PyPlan& p, const char* key) {
@@ -237,7 +234,7 @@ struct PySession {
 };
 
 // tessera bench: per backend combination, the plan's predicted cost and measured latency
-// (runtime/bench.h, the CLI's code), on seeded inputs.
+// (src/tune/bench.h, the CLI's code: each combination tuned as tessera.tune tunes it), on seeded inputs.
 py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
                int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
                const py::object& calibration) {
@@ -247,19 +244,23 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
   if (repeat < 1) throw UserError("repeat", "", "must be >= 1");
   if (threads < 1) throw UserError("threads", "", "must be >= 1");
   BenchOptions options;
-  options.budget = make_budget(model, max_rel_error, calibration);
+  options.tune.budget = make_budget(model, max_rel_error, calibration);
   std::vector<BenchRow> rows;
   {
     py::gil_scoped_release release;
-    for (const auto& names : lists) resolve_backends(names, {});   // a misspelt name before anything runs
     set_compute_threads(threads);
-    std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options());
+    std::vector<BackendSpec> all;   // every backend named, for the default cost model
+    for (const auto& names : lists)
+      for (BackendSpec& b : resolve_backends(names, {})) all.push_back(std::move(b));
+    const std::string spec = cost.empty() ? default_cost_spec(all) : cost;
+    std::unique_ptr<CostModel> cost_model = make_cost_model(spec, measure_cost_model_options(threads));
     std::unique_ptr<CostDatabase> db;
     if (cache) db = CostDatabase::open(*cache);
-    else if (cost_model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
-    options.model_path = model.path();
-    options.search = search;
-    options.coalesce = coalesce;
+    else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());
+    options.tune.model_path = model.path();
+    options.tune.search = search;
+    options.tune.threads = threads;
+    options.tune.coalesce = coalesce;
     options.repeat = repeat;
     options.database = db.get();
     const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
@@ -346,18 +347,29 @@ PYBIND11_MODULE(tessera, m) {
                " partitions>";
       });
 
-  m.def("partition", &make_plan, "the cheapest acyclic partition plan (tessera partition)", py::arg("model"),
-        py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
+  m.def("partition",
+        [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
+           const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
+           bool coalesce, bool verify, double max_rel_error, const py::object& calibration) {
+          return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
+                           calibration);
+        },
+        "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
+        py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
-        py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
+        py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
+        py::arg("calibration") = py::none());
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
-           const std::vector<std::string>& specs, int jobs, double max_rel_error, const py::object& calibration) {
-          return make_plan(model, backends, "measure", search, specs, cache, jobs, true, max_rel_error, calibration);
+           const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
+           const py::object& calibration) {
+          return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
+                           calibration);
         },
-        "partition with measured costs kept in a cost database (tessera tune)", py::arg("model"), py::arg("backends"),
-        py::arg("cache") = py::none(), py::arg("search") = "collage", py::arg("backend_specs") = std::vector<std::string>{},
-        py::arg("jobs") = 1, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
+        "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
+        py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
+        py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
+        py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed) {
@@ -383,7 +395,7 @@ PYBIND11_MODULE(tessera, m) {
       .def_property_readonly("codegen_skipped", [](const PySession& s) { return s.session->codegen_skipped(); });
 
   m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
-        "rel_error, error}", py::arg("model"), py::arg("combos"), py::arg("cost") = "roofline",
+        "rel_error, error}; costs measured where every backend runs here", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
         py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");

@@ -7,7 +7,7 @@
 // microseconds cheaper than X taking it, while what runs pays two more calls and two crossings
 // into a cold cache (PaddleOCR cls's tuned plan: 58 partitions, 23 of one node). Whether that
 // pays is a question for end-to-end measurement, not for the candidates' sum: `tune`'s verified
-// choice (src/cli/plan_verification.h) adds the contender "collage:merged", the cheapest plan in
+// choice (src/tune/plan_verification.h) adds the contender "collage:merged", the cheapest plan in
 // which every sandwiched node is covered by its X, and ships it only when it measures faster.
 //
 // Between: some partition holds a producer of the node's inputs and some a consumer of its

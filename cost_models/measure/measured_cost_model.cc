@@ -182,10 +182,12 @@ MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {
   return o;
 }
 
-CostModelOptions measure_cost_model_options() {
+CostModelOptions measure_cost_model_options(int threads) {
   CostModelOptions o;
-  o.make_measure = [](std::string_view arg) -> std::unique_ptr<CostModel> {
-    MeasureOptions m = parse_measure_options(arg);
+  o.make_measure = [threads](std::string_view arg) -> std::unique_ptr<CostModel> {
+    MeasureOptions base;
+    base.threads = threads;
+    MeasureOptions m = parse_measure_options(arg, base);
     // Whichever command asked, a measurement shows progress (tune has its own, with a total).
     auto ticker = std::make_shared<MeasureTicker>(::isatty(STDERR_FILENO) == 1);
     m.on_measured = [ticker](const CostRequest&, const CostEntry& e) { ticker->tick(e.cost.is_invalid()); };

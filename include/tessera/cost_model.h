@@ -96,6 +96,10 @@ class CostModel {
   // for mock, whose boundary prices are exactly its file's (CONTRACTS.md).
   virtual bool prices_layouts() const { return false; }
 
+  // Whether the prices are timings of real runs on this machine ("measure"): then a plan can be
+  // priced as it runs, and raced end to end against other plans (the tuning pipeline, tune.h).
+  virtual bool measures() const { return false; }
+
   // "mock", "roofline", "measure".
   virtual std::string name() const = 0;
   // Everything that determines the answers, short and stable: e.g. "mock/1/3fa2c9e01b7d6e44".

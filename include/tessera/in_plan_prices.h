@@ -36,9 +36,9 @@
 //
 // Reproducible like every measurement: each price is kept in the cost database, keyed by the
 // plan's latency key (model hash and partition assignment, verified_choice.h) and the partition's
-// index or the crossing value's name (backend "in_plan"). `tune` measures what is missing;
-// `partition --cost measure` and `bench` only look up, and leave the plan as the search priced it
-// when any price is missing, so tune's plan comes back byte for byte.
+// index or the crossing value's name (backend "in_plan"). The tuning pipeline (tune.h) measures
+// what is missing; with may_measure false it only looks up, and leaves the plan as the search
+// priced it when any price is missing. So tune's plan comes back byte for byte.
 #pragma once
 
 #include <cstddef>

@@ -107,6 +107,7 @@ class MeasuredCostModel final : public CostModel {
   explicit MeasuredCostModel(MeasureOptions options = {});
 
   std::string name() const override { return "measure"; }
+  bool measures() const override { return true; }
   bool prices_layouts() const override { return true; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string device_fingerprint(std::string_view device) const override;
@@ -143,7 +144,9 @@ MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions base =
 // The --cost hook: CostModelOptions whose make_measure builds a MeasuredCostModel from the
 // "measure:ARG" text, and whose host.fit_backends times the real backends when a roofline profile
 // is calibrated for this machine (backend_fit.h). Give it to make_cost_model (cost_model.h).
-CostModelOptions measure_cost_model_options();
+// `threads`: each measurement's compute threads unless "measure:threads=T" says otherwise (the
+// threads the plan will run with, as `tune --threads`).
+CostModelOptions measure_cost_model_options(int threads = 1);
 
 // cpu_model_name(), cpu_isa_flags(), machine_fingerprint(): tessera/machine.h.
 

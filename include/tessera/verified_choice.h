@@ -54,10 +54,10 @@
 //
 // Reproducible: each end-to-end latency is kept in the cost database like any measurement, keyed
 // by the model's structural hash and the contender's partition assignment (backend "plan"), the
-// device fingerprint and the measure model's fingerprint. `tune` measures what is missing;
-// `partition --cost measure --cache DB` only looks up, and makes the same choice when every
-// contender is in the database (else it keeps the search's plan). So tune's plan comes back byte
-// for byte.
+// device fingerprint and the measure model's fingerprint. Every front end runs the race through
+// the tuning pipeline (tune.h), which measures what is missing; with VerifyOptions::may_measure
+// false it only looks up, and makes the same choice when every contender is in the database (else
+// it keeps the search's plan). So tune's plan comes back byte for byte.
 //
 // Not needed for correctness: contenders other than single-backend plans. Those are the promise
 // users check, and their number grows with backends, not nodes.

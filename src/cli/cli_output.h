@@ -11,11 +11,21 @@
 #include <string>
 
 #include "tessera/import_warnings.h"
+#include "tessera/tune.h"
 
 namespace tessera::cli {
 
 // "wrote PATH" on stderr.
 void note_written(const std::string& path);
+
+// Creates the output directory `dir` given by option `flag` (and its parents), before anything
+// runs; a UserError naming both when it cannot.
+void make_output_dir(const std::string& flag, const std::string& dir);
+
+// What the tuning pipeline recorded (tune.h), on stderr: the search's limits as warnings, the
+// contenders the accuracy budget ruled out, then the end-to-end race and the in-plan price under
+// "end to end, T threads:" (`threads`: the compute threads they ran with).
+void print_tune_record(const TunedPlan& tuned, int threads);
 
 // Import warnings: tessera::ImportWarnings (import_warnings.h), shared with the deployment API.
 using tessera::ImportWarnings;

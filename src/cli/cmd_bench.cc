@@ -1,26 +1,29 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
-//   [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--max-rel-error E] [--calibration N=F.npy]...
-// (CONTRACTS.md). Per backend combination: partition, then build the plan's executor and time it
-// (runtime/bench.h, which tessera.bench in Python shares: every plan built first, then all timed
-// together in interleaved rounds). Prints a table; --json prints a list of {"backends",
-// "predicted_ms", "measured_ms"} (+ "error" for a combination that could not be planned or run,
-// with null values; + "chosen" when, under --cost measure, tune's end-to-end verdicts in the
-// database replaced the search's plan by a single-backend one, as `partition` does); --svg writes
-// bench_chart.h's bar chart. Every combination runs with the same seeded inputs and weights.
+//   [--cache DB] [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--plan-dir DIR]
+//   [--max-rel-error E] [--calibration N=F.npy]...
+// (CONTRACTS.md). Per backend combination: the tuning pipeline, exactly as `tessera tune --backends
+// <combination>` runs it (tessera/tune.h: same cost database, same verdicts), then the plans'
+// executors timed together in interleaved rounds (src/tune/bench.h, which tessera.bench in Python
+// shares). Costs default to measured where every backend runs here, as for `partition`. Prints a
+// table; --json prints a list of {"backends", "predicted_ms", "measured_ms"} (+ "error" for a
+// combination that could not be planned or run, with null values; + "chosen" when tune's race
+// replaced the search's plan by another contender); --svg writes bench_chart.h's bar chart;
+// --plan-dir writes each combination's plan as DIR/<a+b+c>.json. Every combination runs with the
+// same seeded inputs and weights.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "accuracy_options.h"
-#include "plan_verification.h"
 #include "cli_output.h"
 #include "commands.h"
 #include "cost_options.h"
 #include "model_options.h"
-#include "runtime/bench.h"
 #include "search/partitioner.h"
+#include "tune/bench.h"
 #include "tessera/backend_compiler.h"
 #include "tessera/backend_spec.h"
 #include "tessera/bench_chart.h"
@@ -37,7 +40,7 @@ namespace {
 struct BenchArgs {
   ModelOptions model;
   std::vector<std::string> combos;
-  std::string cost = "roofline";
+  std::string cost;   // empty: measure where every backend runs here, else roofline
   std::string search = "collage";
   std::string cache;
   int repeat = 10;
@@ -45,6 +48,8 @@ struct BenchArgs {
   bool json = false;
   bool no_coalesce = false;
   std::string svg;
+  std::string plan_dir;
+  size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
 };
 
@@ -62,32 +67,46 @@ void run_bench(const BenchArgs& a) {
     }
   }
   set_compute_threads(std::max(1, a.threads));
+  std::vector<std::vector<std::string>> combos;
+  std::vector<BackendSpec> all;   // every backend named, for the default cost model
+  for (const std::string& c : a.combos) {
+    combos.push_back(split_backend_list(c));
+    for (BackendSpec& b : resolve_backends(combos.back(), {})) all.push_back(std::move(b));
+  }
   Graph graph = a.model.load();
   std::vector<HostTensor> inputs = model_inputs(graph, 0);
-  std::unique_ptr<CostModel> model = make_cost_model(a.cost, cli_cost_model_options(std::max(1, a.threads), a.cache));
+  const std::string cost = a.cost.empty() ? default_cost_spec(all) : a.cost;
+  std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(std::max(1, a.threads), a.cache));
+  // Measurements go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
+  else if (model->measures()) db = CostDatabase::open(default_cost_database_path());
 
-  std::vector<BenchRow> rows;
   BenchOptions options;
-  options.model_path = a.model.path;
-  options.search = a.search;
-  options.coalesce = !a.no_coalesce;
+  options.tune.model_path = a.model.path;
+  options.tune.search = a.search;
+  options.tune.threads = std::max(1, a.threads);
+  options.tune.coalesce = !a.no_coalesce;
+  options.tune.search_memory = a.search_memory_mb << 20;
+  options.tune.budget = a.accuracy.budget();
   options.repeat = a.repeat;
   options.database = db.get();
-  options.budget = a.accuracy.budget();
-  if (model->name() == "measure")   // as `partition --cost measure`: tune's end-to-end verdicts, looked up
-    options.choose = [&](const std::vector<BackendSpec>& specs, const PartitionOptions& po, PartitionOutcome& outcome) {
-      verify_plan(graph, specs, *model, po, outcome, db.get(), false, options.budget);
-    };
-  // Progress on stderr: each combination is planned and compiled, seconds apiece, then all race.
+  // Progress on stderr: each combination is tuned and compiled, seconds apiece, then all race.
   options.progress = [&](size_t i) {
     if (i < a.combos.size()) std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
     else std::fprintf(stderr, "tessera: bench: timing the plans in interleaved rounds\n");
   };
-  std::vector<std::vector<std::string>> combos;
-  for (const std::string& c : a.combos) combos.push_back(split_backend_list(c));
-  rows = bench_combinations(graph, inputs, combos, *model, options);
+  if (!a.plan_dir.empty()) {
+    make_output_dir("--plan-dir", a.plan_dir);
+    options.on_plan = [&](size_t i, const Plan& plan) {
+      std::string name;
+      for (const std::string& b : combos[i]) name += (name.empty() ? "" : "+") + b;
+      const std::string path = (std::filesystem::path(a.plan_dir) / (name + ".json")).string();
+      write_plan_file(path, plan, graph, {});
+      note_written(path);
+    };
+  }
+  const std::vector<BenchRow> rows = bench_combinations(graph, inputs, combos, *model, options);
 
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -137,14 +156,19 @@ void add_bench_command(CLI::App& app) {
   args->model.add_to(*cmd);
   args->model.runs = true;
   cmd->add_option("--combos", args->combos, "backend combinations, each a,b,c (several arguments)")->required()->expected(1, -1);
-  cmd->add_option("--cost", args->cost, "cost model for planning: roofline[:DEVICE] (default), measure, mock:FILE");
+  cmd->add_option("--cost", args->cost,
+                  "cost model for planning: measure (default where every backend runs here, else roofline), roofline[:DEVICE], mock:FILE");
   cmd->add_option("--search", args->search, "collage (default), greedy, exhaustive");
-  cmd->add_option("--cache", args->cache, "cost database to read and extend");
+  cmd->add_option("--cache", args->cache, "cost database to read and extend (default ~/.cache/tessera/costs.db with measured costs)");
+  cmd->add_option("--search-memory", args->search_memory_mb,
+                  "MB the collage search may hold before it falls back (default: an eighth of this machine's memory, at most 256)")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--repeat", args->repeat, "timed runs of each plan's first round, after one warm-up (default 10; later rounds last >= 25 ms)");
   cmd->add_option("--threads", args->threads, "compute threads for every backend (default 1)");
   cmd->add_flag("--no-coalesce", args->no_coalesce, "plans whose functions are exactly the chosen candidates");
   cmd->add_flag("--json", args->json, "print a JSON list of {backends, predicted_ms, measured_ms}");
   cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
+  cmd->add_option("--plan-dir", args->plan_dir, "write each combination's plan here, named <a+b+c>.json");
   args->accuracy.add_to(*cmd);
   cmd->callback([args] { run_bench(*args); });
 }

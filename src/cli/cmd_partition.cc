@@ -1,7 +1,10 @@
 // tessera partition MODEL --backends a,b,c [--backend-spec FILE]... [--cost MODEL]
 //   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
-//   [--cache DB] [-j N] [--no-coalesce] [--explain] [--timings] [--max-rel-error E] [--calibration N=F.npy]...
-// (CONTRACTS.md). The pipeline is search/partitioner.h; this file is option glue and output.
+//   [--cache DB] [-j N] [--no-coalesce] [--no-verify] [--explain] [--timings] [--max-rel-error E]
+//   [--calibration N=F.npy]...
+// (CONTRACTS.md). The pipeline is the tuning pipeline (tessera/tune.h): with mock or roofline costs
+// the search alone, with measured costs also the end-to-end race and in-plan prices, exactly as
+// `tessera tune` runs them. This file is option glue and output.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -14,7 +17,6 @@
 #include "commands.h"
 #include "cost_options.h"
 #include "model_options.h"
-#include "plan_verification.h"
 #include "search/explain.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
@@ -28,6 +30,7 @@
 #include "tessera/plan.h"
 #include "tessera/plural.h"
 #include "tessera/text.h"
+#include "tessera/tune.h"
 
 namespace tessera::cli {
 namespace {
@@ -46,6 +49,7 @@ struct PartitionArgs {
   bool no_coalesce = false;
   bool explain = false;
   bool timings = false;
+  bool no_verify = false;
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
 };
@@ -85,62 +89,48 @@ void print_summary(const Plan& plan) {
 // the same for any N), but measurements run one at a time, as with `tune`, so that two never
 // share the cores they are timed on.
 int default_jobs(const CostModel& model) {
-  return model.name() == "measure" ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-// CONTRACTS.md: `measure` where every backend can run here, else `roofline`.
-std::string default_cost(const std::vector<BackendSpec>& backends) {
-  const std::vector<std::string> real = backend_compiler_names();
-  for (const BackendSpec& b : backends)
-    if (!std::binary_search(real.begin(), real.end(), b.name)) return "roofline";
-  return "measure";
+  return model.measures() ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 void run_partition(const PartitionArgs& a) {
   if (!is_search_name(a.search))
     throw UserError("--search", "", "unknown search '" + a.search + "' (expected collage, greedy, exhaustive or single:<backend>)");
-  std::vector<std::string> names = split_backend_list(a.backends);
-  if (a.search.rfind("single:", 0) == 0) {
-    std::string target = a.search.substr(7);
-    if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
-  }
-  std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
-  const std::string cost = a.cost.empty() ? default_cost(backends) : a.cost;
+  std::vector<BackendSpec> backends = resolve_backends(backends_for_search(split_backend_list(a.backends), a.search), a.specs);
+  const std::string cost = a.cost.empty() ? default_cost_spec(backends) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(a.compute_threads, a.cache));
   Graph graph = a.model.load();
-  const AccuracyBudget budget = a.accuracy.budget();
   // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
-  else if (model->name() == "measure") db = CostDatabase::open(default_cost_database_path());
-  if (model->name() == "measure")
+  else if (model->measures()) db = CostDatabase::open(default_cost_database_path());
+  if (model->measures())
     std::fprintf(stderr, "tessera: measured costs: cost database %s (a rerun measures nothing twice)\n",
                  (a.cache.empty() ? default_cost_database_path().string() : a.cache).c_str());
 
-  PartitionOptions options;
+  TuneOptions options;
   options.model_path = a.model.path;
   options.search = a.search;
-  options.threads = a.threads > 0 ? a.threads : default_jobs(*model);
-  options.database = db.get();
+  options.jobs = a.threads > 0 ? a.threads : default_jobs(*model);
+  options.threads = a.compute_threads;
   options.coalesce = !a.no_coalesce;
-  options.measure_wholes = model->name() == "measure";
   options.search_memory = a.search_memory_mb << 20;
-  PartitionOutcome outcome = partition_within_budget(graph, backends, *model, options, budget);
-  for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
-  // Measured costs: the end-to-end verdicts `tune` left in the database, looked up, never measured.
-  if (model->name() == "measure") verify_plan(graph, backends, *model, options, outcome, db.get(), false, budget);
+  options.budget = a.accuracy.budget();
+  options.verify = !a.no_verify;
+  // Measured costs: tune's pipeline, end to end (the verdicts tune left in the database are reused).
+  TunedPlan tuned = tune_graph(graph, backends, *model, db.get(), options);
+  print_tune_record(tuned, a.compute_threads);
   model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
   if (!a.plan_path.empty()) {
-    write_plan_file(a.plan_path, outcome.plan, graph, json);
+    write_plan_file(a.plan_path, tuned.plan, graph, json);
     note_written(a.plan_path);
   }
-  if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, outcome.plan, graph, json);
-  if (a.explain) std::fputs(explain_plan(outcome, graph).c_str(), stdout);
-  else if (a.plan_path.empty()) print_summary(outcome.plan);
-  if (outcome.plan.accuracy) std::fprintf(stderr, "tessera: %s\n", accuracy_summary(outcome.plan).c_str());
+  if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, tuned.plan, graph, json);
+  if (a.explain) std::fputs(explain_plan(*tuned.search, graph).c_str(), stdout);
+  else if (a.plan_path.empty()) print_summary(tuned.plan);
+  if (tuned.plan.accuracy) std::fprintf(stderr, "tessera: %s\n", accuracy_summary(tuned.plan).c_str());
 }
 
 }  // namespace
@@ -166,6 +156,8 @@ void add_partition_command(CLI::App& app) {
                   "MB the collage search may hold before it falls back to a plan it cannot prove optimal "
                   "(default: an eighth of this machine's memory, at most 256)")
       ->check(CLI::Range(1, 1 << 24));
+  cmd->add_flag("--no-verify", args->no_verify,
+                "measured costs: skip the end-to-end race with single-backend plans (as tune --no-verify)");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   args->accuracy.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");

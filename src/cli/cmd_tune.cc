@@ -13,12 +13,12 @@
 //      the same requests are dealt across ranks by src/distributed/ (distributed_tune.h); rank 0
 //      appends each result as it arrives, the other ranks only measure and return here.
 //      Knowing the whole list first is what gives the progress line its total and ETA.
-//   2. partition: the search engineer's pipeline (search/partitioner.h), once per model, with
-//      the same cost model; every cost is now in the database, so nothing is measured twice;
-//      coalesced partitions are then measured as wholes and searched again (measured_wholes.h).
-//   3. verify (unless --no-verify): the plan against every single-backend plan, end to end; the
-//      fastest is returned and the latencies stay in the database (verified_choice.h), so
-//      `partition --cost measure` on the same database returns the same plan without measuring.
+//   2. tune: the tuning pipeline (tessera/tune.h), once per model, with the same cost model:
+//      the search (every cost is now in the database, so nothing is measured twice), measured
+//      wholes, then (unless --no-verify) the race of the plan against every single-backend plan
+//      end to end and in-plan prices, all kept in the database; `partition --cost measure`,
+//      `bench` and Python run the same pipeline, so on the same database they return this plan
+//      without measuring.
 // Ctrl-C (SIGINT) sets a flag: no new measurement starts, running children are killed, every
 // finished measurement is already on disk; tune says so and exits 130. A kill -9 loses only the
 // measurements running at that moment.
@@ -43,7 +43,6 @@
 #include "commands.h"
 #include "distributed_tune.h"
 #include "measure_progress.h"
-#include "plan_verification.h"
 #include "tessera/backend_compiler.h"
 #include "model_options.h"
 #include "search/partitioner.h"
@@ -60,6 +59,7 @@
 #include "cli_output.h"
 #include "tessera/plural.h"
 #include "tessera/text.h"
+#include "tessera/tune.h"
 
 namespace tessera::cli {
 namespace {
@@ -205,12 +205,7 @@ void measure_distributed(distributed::MpiSession& mpi, const distributed::Work& 
 void run_tune(const TuneArgs& a) {
   check_args(a);
   const std::vector<std::string> plans = plan_paths(a);
-  std::vector<std::string> names = split_backend_list(a.backends);
-  if (a.search.rfind("single:", 0) == 0) {
-    std::string target = a.search.substr(7);
-    if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
-  }
-  std::vector<BackendSpec> backends = resolve_backends(names, a.specs);
+  std::vector<BackendSpec> backends = resolve_backends(backends_for_search(split_backend_list(a.backends), a.search), a.specs);
   const auto t0 = Clock::now();
 
   // Under --mpi every rank runs this function; only rank 0 opens the database and writes files.
@@ -268,6 +263,7 @@ void run_tune(const TuneArgs& a) {
       distributed::serve(*mpi, work);
       return;
     }
+    if (!a.plan_dir.empty()) make_output_dir("--plan-dir", a.plan_dir);   // before anything is measured
     TuneReport report;
     report.database = db_path;
     if (!mpi) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
@@ -310,35 +306,27 @@ void run_tune(const TuneArgs& a) {
       std::exit(130);
     }
 
-    // Phase 2: the partition pipeline per model, all costs from the database (alone: through the
+    // Phase 2: the tuning pipeline per model, all costs from the database (alone: through the
     // model's journal; under MPI: as the estimator's cache). Anything still missing (a job no rank
     // could finish) is measured here, on rank 0, and counted as rank 0's.
     const size_t before = model.stats().measured;
     for (size_t m = 0; m < graphs.size(); ++m) {
-      PartitionOptions po;
-      po.model_path = a.models[m];
-      po.search = a.search;
-      po.threads = a.jobs;
-      po.coalesce = !a.no_coalesce;
-      if (a.mpi) po.database = db.get();
-      po.measure_wholes = true;
-      po.search_memory = a.search_memory_mb << 20;   // measured_wholes.h: coalesced functions priced as they run
-      // Under --max-rel-error E > 0: search, verify end to end, tighten (budgeted_partition.h).
-      PartitionOutcome outcome = partition_within_budget(graphs[m], backends, model, po, budget);
-      for (const std::string& l : outcome.limits) std::fprintf(stderr, "tessera: warning: %s\n", printable(l).c_str());
-      // Phase 3: the plan against single-backend plans, end to end (verified_choice.h).
-      if (!a.no_verify) {
-        set_compute_threads(a.threads);
-        std::vector<std::string> lines = verify_plan(graphs[m], backends, model, po, outcome, db.get(), true, budget);
-        if (!lines.empty()) std::fprintf(stderr, "tessera: end to end, %d thread%s:\n", a.threads, a.threads == 1 ? "" : "s");
-        for (const std::string& l : lines) std::fprintf(stderr, "  %s\n", l.c_str());
-      }
+      TuneOptions to;
+      to.model_path = a.models[m];
+      to.search = a.search;
+      to.jobs = a.jobs;
+      to.threads = a.threads;
+      to.coalesce = !a.no_coalesce;
+      to.search_memory = a.search_memory_mb << 20;
+      to.budget = budget;
+      to.verify = !a.no_verify;
+      const TunedPlan tuned = tune_graph(graphs[m], backends, model, db.get(), to);
+      print_tune_record(tuned, a.threads);
       if (!plans[m].empty()) {
-        if (!a.plan_dir.empty()) fs::create_directories(a.plan_dir);
-        write_plan_file(plans[m], outcome.plan, graphs[m], {});
+        write_plan_file(plans[m], tuned.plan, graphs[m], {});
         note_written(plans[m]);
       }
-      const Plan& plan = outcome.plan;
+      const Plan& plan = tuned.plan;
       double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
       std::set<CostKey> own;
       for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));

@@ -6,7 +6,7 @@
 namespace tessera::cli {
 
 CostModelOptions cli_cost_model_options(int threads, const std::string& cache) {
-  CostModelOptions o = measure_cost_model_options();
+  CostModelOptions o = measure_cost_model_options(threads);
   o.host.threads = threads;
   if (!cache.empty()) o.host.dir = host_profile_dir_for(cache);
   return o;

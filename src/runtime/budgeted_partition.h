@@ -39,16 +39,10 @@
 #include <vector>
 
 #include "search/partitioner.h"
+#include "tessera/accuracy_budget.h"
 #include "tessera/host_tensor.h"
 
 namespace tessera {
-
-struct AccuracyBudget {
-  double max_rel_error = 0.0;                      // E; 0 = fp32 plans
-  std::map<std::string, HostTensor> calibration;   // input name -> data; the rest seeded random
-  uint64_t seed = 0;                               // seeded inputs and missing weights
-  int max_rounds = 6;                              // search + verify rounds at most (+1 fp32 fallback)
-};
 
 // The backends whose compiler computes below fp32 (onednn_bf16), in `backends` order.
 std::vector<std::string> reduced_precision_backends(const std::vector<BackendSpec>& backends);
@@ -59,8 +53,9 @@ std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& bu
 
 // The end-to-end relative error of plans on the budget's calibration inputs: ref's fp32 outputs
 // are computed once (construction), each error() compiles and runs one plan (1 compute thread).
-// Used by every round of partition_within_budget and by end-to-end verification (the CLI's
-// verify_plan), so that no contender that breaks the budget can be returned.
+// Used by every round of partition_within_budget and by end-to-end verification (the tuning
+// pipeline's verify_plan, src/tune/plan_verification.h), so that no contender that breaks the
+// budget can be returned.
 class PlanErrorCheck {
  public:
   PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget);

@@ -292,7 +292,7 @@ TEST_CASE("every measurement shows progress, whichever command starts it") {
   CHECK(std::regex_search(part.err, std::regex("tessera: measured [0-9]+ functions")));
 
   // bench: one line per combination it plans, compiles and times.
-  Process bench = cli("bench " + kMlp + " --combos ref ref,onednn --repeat 1");
+  Process bench = cli("bench " + kMlp + " --combos ref ref,onednn --cost roofline --repeat 1");
   INFO(bench.err);
   REQUIRE(bench.exit_code == 0);
   CHECK(bench.err.find("bench 1/2: ref\n") != std::string::npos);

@@ -225,7 +225,7 @@ class ProfileAndBenchTest(unittest.TestCase):
 
     def test_bench_predicts_as_the_cli_and_measures_every_combination(self):
         model = tessera.Model(MLP)
-        rows = tessera.bench(model, ["ref", "ref,onednn", ["ref", "eigen"]], repeat=1)
+        rows = tessera.bench(model, ["ref", "ref,onednn", ["ref", "eigen"]], cost="roofline", repeat=1)
         self.assertEqual([r["backends"] for r in rows], [["ref"], ["ref", "onednn"], ["ref", "eigen"]])
         for r in rows:
             self.assertEqual(set(r), {"backends", "predicted_ms", "measured_ms", "rel_error", "error"})
@@ -234,7 +234,7 @@ class ProfileAndBenchTest(unittest.TestCase):
             plan = tessera.partition(model, backends=r["backends"], cost="roofline")
             self.assertAlmostEqual(r["predicted_ms"], plan.total_cost * 1e3, places=9)
         import json
-        out = cli("bench", MLP, "--combos", "ref", "ref,onednn", "ref,eigen", "--json", "--repeat", "1")
+        out = cli("bench", MLP, "--combos", "ref", "ref,onednn", "ref,eigen", "--cost", "roofline", "--json", "--repeat", "1")
         self.assertEqual(out.returncode, 0, out.stderr)
         for mine, theirs in zip(rows, json.loads(out.stdout)):
             self.assertEqual(mine["backends"], theirs["backends"])

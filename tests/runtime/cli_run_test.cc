@@ -124,7 +124,7 @@ TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name i
 TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per combination") {
   TempDir dir;
   const std::string svg = dir.file("bench.svg");
-  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn --repeat 2 --json --svg " + svg);
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn --cost roofline --repeat 2 --json --svg " + svg);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -141,7 +141,7 @@ TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per co
 TEST_CASE("tessera bench races the plans together: one plan, one executor, one figure") {
   // "ref" twice and "ref,onednn" on conv_block: the two "ref" rows are one
   // plan, timed as one in every round, so they read the same figure; the other is its own.
-  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn ref --repeat 2 --json");
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn ref --cost roofline --repeat 2 --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);

@@ -1,5 +1,5 @@
 // Bench rows: plans, predicted costs, latencies raced together (see bench.h).
-#include "runtime/bench.h"
+#include "tune/bench.h"
 
 #include <limits>
 #include <map>
@@ -24,21 +24,15 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     BenchRow& row = rows[i];
     row.backends = combos[i];
     try {
-      PartitionOptions po;
-      po.model_path = options.model_path;
-      po.search = options.search;
-      po.database = options.database;
-      po.coalesce = options.coalesce;
-      po.measure_wholes = cost_model.name() == "measure";
       const std::vector<BackendSpec> specs = resolve_backends(combos[i], {});
-      PartitionOutcome outcome = partition_within_budget(graph, specs, cost_model, po, options.budget);
-      if (options.choose) options.choose(specs, po, outcome);
-      row.chosen = outcome.plan.verified_choice;
-      if (outcome.plan.accuracy) row.rel_error = outcome.plan.accuracy->verified_error;
-      if (cost_model.name() != "mock" && outcome.plan.total_cost.is_value())
-        row.predicted_ms = outcome.plan.total_cost.number() * 1e3;
-      auto [it, fresh] = by_assignment.emplace(plan_assignment(outcome.plan), executors.size());
-      if (fresh) executors.push_back(std::make_unique<Executor>(graph, outcome.plan));
+      TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, options.tune);
+      const Plan& plan = tuned.plan;
+      if (options.on_plan) options.on_plan(i, plan);
+      row.chosen = plan.verified_choice;
+      if (plan.accuracy) row.rel_error = plan.accuracy->verified_error;
+      if (cost_model.name() != "mock" && plan.total_cost.is_value()) row.predicted_ms = plan.total_cost.number() * 1e3;
+      auto [it, fresh] = by_assignment.emplace(plan_assignment(plan), executors.size());
+      if (fresh) executors.push_back(std::make_unique<Executor>(graph, plan));
       runs_on[i] = it->second;
     } catch (const UserError& e) {
       row.error = e.what();

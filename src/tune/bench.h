@@ -1,11 +1,15 @@
 // The rows of `tessera bench` (and of tessera.bench in Python): for each backend combination, the
-// plan the search chooses, its predicted cost, and the measured end-to-end latency of its
-// executor.
+// plan the tuning pipeline returns for it, its predicted cost, and the measured end-to-end latency
+// of its executor.
 //
-//   every combination "ref,onednn" -> partition_within_budget(graph, those backends) -> Plan
-//                                  -> options.choose (if set: `tune`'s end-to-end choice, below)
+//   every combination "ref,onednn" -> tune_graph(graph, those backends) (tune.h) -> Plan
 //                                  -> Executor(graph, plan)
 //   then the executors, raced       -> race_contenders (verified_choice.h) -> measured_ms
+//
+// A combination is tuned exactly as `tessera tune --backends <that combination>` tunes it: same
+// pipeline, same cost database, same verdicts, so with measured costs its row shows the plan tune
+// ships for those backends (a single-backend plan where that won tune's race) and its in-plan
+// price, not the search's sum.
 //
 // Measured together, not one after another. Timed one combination at a time, each figure is one
 // moment of the machine: on a shared 2-core host PaddleOCR cls's `all` row read 1.31 ms for the
@@ -25,32 +29,27 @@
 // refuse beforehand (resolve_backends). Costs of "roofline" and "measure" are seconds, shown in
 // ms; a mock cost model's units mean no time, so its rows have no predicted_ms.
 //
-// `choose` lets the caller replace the search's plan the way `partition --cost measure` does
-// (verified_choice.h: a single-backend plan that `tune` timed faster end to end wins), so a row of
-// a combination that was tuned shows the plan tune returned, not the search's plan tune rejected.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "runtime/budgeted_partition.h"
 #include "tessera/bench_chart.h"
 #include "tessera/cost_model.h"
+#include "tessera/host_tensor.h"
+#include "tessera/tune.h"
 
 namespace tessera {
 
 struct BenchOptions {
-  std::string model_path;           // written into each plan, and in messages
-  std::string search = "collage";
-  bool coalesce = true;
-  int repeat = 10;                  // timed runs of a plan's first round (after one warm-up)
+  TuneOptions tune;                 // how each combination is tuned (model_path, search, budget, ...)
   CostDatabase* database = nullptr;
-  AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
-  // Called after the search with the combination's backends; may replace outcome.plan.
-  std::function<void(const std::vector<BackendSpec>&, const PartitionOptions&, PartitionOutcome&)> choose;
+  int repeat = 10;                  // timed runs of a plan's first round (after one warm-up)
   // Called before combination i is planned, and with i = combos.size() before the race (progress).
   std::function<void(size_t)> progress;
+  // Called with combination i's plan once it is tuned (bench --plan-dir writes it).
+  std::function<void(size_t, const Plan&)> on_plan;
 };
 
 // One row per combination, in the order given.

@@ -1,4 +1,5 @@
-#include "plan_verification.h"
+// The verified-choice step of the tuning pipeline. See plan_verification.h.
+#include "tune/plan_verification.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +14,7 @@
 #include "tessera/in_plan_prices.h"
 #include "tessera/verified_choice.h"
 
-namespace tessera::cli {
+namespace tessera {
 
 namespace {
 
@@ -87,10 +88,9 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
   return pairs;
 }
 
-std::vector<std::string> choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                         const CostModel& model, const PartitionOptions& options,
-                                         PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
-                                         const AccuracyBudget& budget) {
+void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                     const PartitionOptions& options, PartitionOutcome& outcome, CostDatabase* database,
+                     bool may_measure, const AccuracyBudget& budget, TuneRecord& record) {
   const double E = budget.max_rel_error;
   const std::vector<std::string> reduced = reduced_precision_backends(backends);
   auto is_reduced = [&](const std::string& name) { return std::find(reduced.begin(), reduced.end(), name) != reduced.end(); };
@@ -109,8 +109,10 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
     if (check) {
       const double err = check->error(plan);
       if (err > E) {
-        std::fprintf(stderr, "tessera: %s is not a contender: end-to-end relative error %.3g > --max-rel-error %g\n",
-                     label.c_str(), err, E);
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > max_rel_error %g",
+                      label.c_str(), err, E);
+        record.notes.push_back(buf);
         return;
       }
       plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
@@ -137,50 +139,34 @@ std::vector<std::string> choose_verified(const Graph& graph, const std::vector<B
   VerifyOptions vo;
   vo.may_measure = may_measure;
   size_t best = choose_fastest_plan(graph, contenders, database, model, vo);
-  if (contenders.size() < 2) return {};
+  if (contenders.size() < 2) return;
   // Undecided (some contender neither measured nor known not to run): the search's plan, untouched.
   for (const PlanContender& c : contenders)
-    if (!c.latency_ms && c.failed.empty()) return {};
-  std::vector<std::string> lines;
+    if (!c.latency_ms && c.failed.empty()) return;
   for (size_t i = 0; i < contenders.size(); ++i) {
     const PlanContender& c = contenders[i];
-    char buf[160];
-    if (c.latency_ms)
-      std::snprintf(buf, sizeof buf, "%-20s %9.3f ms  (%s)%s", c.label.c_str(), *c.latency_ms,
-                    c.measured_now ? "measured now" : "from the database", i == best ? "  <- chosen" : "");
-    else
-      std::snprintf(buf, sizeof buf, "%-20s %12s  (%s)", c.label.c_str(), "-",
-                    c.failed.empty() ? "not measured" : "does not run here");
-    lines.push_back(buf);
+    record.race.push_back(RacedContender{c.label, c.latency_ms, c.measured_now, c.failed, i == best});
   }
   Plan chosen = contenders[best].plan;
   chosen.verified_choice = contenders[best].label;
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
   outcome.plan = std::move(chosen);
-  return lines;
 }
 
 }  // namespace
 
-std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                     const CostModel& model, const PartitionOptions& options,
-                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
-                                     const AccuracyBudget& budget) {
-  if (options.search != "collage") return {};
-  std::vector<std::string> lines = choose_verified(graph, backends, model, options, outcome, database, may_measure, budget);
+void verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                 const PartitionOptions& options, PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                 const AccuracyBudget& budget, TuneRecord& record) {
+  if (options.search != "collage") return;
+  choose_verified(graph, backends, model, options, outcome, database, may_measure, budget, record);
   InPlanOptions in_plan;
   in_plan.may_measure = may_measure;
   for (const auto& [label, ms] : outcome.plan.verified_ms)   // the chosen plan's latency in the race
     if (label == outcome.plan.verified_choice) in_plan.end_to_end_ms = ms;
-  if (price_in_plan(graph, outcome.plan, database, model, in_plan) && outcome.plan.total_cost.is_value() &&
-      outcome.plan.isolated_total_cost->is_value()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "priced in the plan: %.3f ms (its partitions and crossings as they run; %.3f ms alone)",
-                  outcome.plan.total_cost.number() * 1e3, outcome.plan.isolated_total_cost->number() * 1e3);
-    lines.push_back(buf);
-  }
-  return lines;
+  record.priced_in_plan = price_in_plan(graph, outcome.plan, database, model, in_plan) &&
+                          outcome.plan.total_cost.is_value() && outcome.plan.isolated_total_cost->is_value();
 }
 
-}  // namespace tessera::cli
+}  // namespace tessera

@@ -1,4 +1,4 @@
-// The verified-choice step shared by `tune` and `partition --cost measure` (verified_choice.h):
+// The verified-choice step of the tuning pipeline (tune.h; the race itself is verified_choice.h):
 // the search's plan, and per backend (fallbacks such as ref aside) its `single:<backend>` plan and
 // the search over that backend and the fallback ("onednn+ref"), compared end to end; the fastest
 // replaces outcome.plan and the figures are recorded in it.
@@ -13,20 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "search/partitioner.h"
 #include "runtime/budgeted_partition.h"
+#include "search/partitioner.h"
 #include "tessera/cost_database.h"
+#include "tessera/tune.h"
 
-namespace tessera::cli {
+namespace tessera {
 
 // Then the chosen plan is priced in the plan (in_plan_prices.h): its partitions and crossings as
 // they run inside it, measured when may_measure, else looked up.
 //
-// Returns one line per contender for the user ("collage 12.31 ms (measured)"), or nothing when
-// there was nothing to compare. `may_measure` = false only looks latencies up in `database`.
-std::vector<std::string> verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                     const CostModel& model, const PartitionOptions& options,
-                                     PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
-                                     const AccuracyBudget& budget = {});
+// Fills `record` with every contender's figure (nothing when there was nothing to compare or the
+// race was undecided), whether the plan was priced in place, and notes (contenders over the
+// budget). `may_measure` = false only looks latencies up in `database`.
+void verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                 const PartitionOptions& options, PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
+                 const AccuracyBudget& budget, TuneRecord& record);
 
-}  // namespace tessera::cli
+}  // namespace tessera

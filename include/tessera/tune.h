@@ -1,0 +1,99 @@
+// The tuning pipeline: a model, its backends and a cost model -> the plan that ships, with the
+// record of how it was chosen. One straight function, as the emit pipeline (emit_pipeline.h), and
+// the one every front end calls: `tessera tune` (alone or under MPI), `tessera partition`,
+// `tessera bench` per combination, and Python's tessera.tune / tessera.partition.
+//
+//   graph ─search─▶ plan ─measured wholes─▶ plan ─race─▶ plan ─in-plan prices─▶ plan + record
+//          (collage, (coalesced functions   (against every    (its partitions and
+//          within the priced as they run,    single:B and B+ref crossings as timed
+//          accuracy  searched again)         plan, end to end)  inside the plan)
+//          budget)
+//
+// Each step is a function of its own (search/partitioner.h, search/measured_wholes.h,
+// verified_choice.h, in_plan_prices.h); this file only orders them. The steps after the search
+// need prices that are timings of real runs (CostModel::measures()): with mock or roofline costs
+// the pipeline is the search alone, and its plan is exactly partition_graph's.
+//
+// Why one function: a front end that rebuilds a subset of these steps returns another plan for
+// the same model, backends and database (a search's plan where tune ships a single-backend one).
+// With one function, the same (model, backends, cost database, options) give the byte-identical
+// plan whichever front end asks, and a database that already holds every measurement and
+// verdict gives it without measuring anything.
+//
+// Reproducible: every figure the pipeline measures (candidate prices, wholes, end-to-end race
+// latencies, in-plan prices) is kept in the cost database. With `may_measure` false the race and
+// the in-plan prices are only looked up; a plan whose verdicts are missing is then the search's
+// plan, and its record says so (an empty race).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/accuracy_budget.h"
+#include "tessera/backend_spec.h"
+#include "tessera/cost_database.h"
+#include "tessera/cost_model.h"
+#include "tessera/graph.h"
+#include "tessera/plan.h"
+
+namespace tessera {
+
+struct TuneOptions {
+  std::string model_path;           // written into the plan and used in messages
+  std::string search = "collage";   // collage | greedy | exhaustive | single:<backend>
+  int jobs = 1;                     // threads for enumeration and costing (same plan for any number)
+  int threads = 1;                  // compute threads the plan runs with, in the race and in-plan prices
+  bool coalesce = true;
+  size_t search_memory = 0;         // bytes the collage search may hold; 0 = its default
+  AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
+  bool verify = true;               // race the search's plan end to end (collage, measured costs)
+  bool may_measure = true;          // false: race latencies and in-plan prices only looked up
+};
+
+// One contender of the end-to-end race (verified_choice.h), as it finished.
+struct RacedContender {
+  std::string label;                  // "collage", "single:onednn", "onednn+ref:merged"
+  std::optional<double> latency_ms;   // none: not measured, or it does not run here
+  bool measured_now = false;          // false: from the cost database
+  std::string failed;                 // why it does not run here
+  bool chosen = false;
+};
+
+struct TuneRecord {
+  std::vector<RacedContender> race;   // empty: nothing raced (or the verdicts were missing)
+  bool priced_in_plan = false;        // the plan's costs are in-plan prices (isolated ones kept beside)
+  std::vector<std::string> limits;    // limits the search hit, in words
+  std::vector<std::string> notes;     // contenders ruled out by the accuracy budget
+};
+
+struct PartitionOutcome;   // search/partitioner.h: the search behind the plan
+
+struct TunedPlan {
+  Plan plan;
+  TuneRecord record;
+  // The search's candidates, costs and statistics, its plan replaced by the tuned one (for
+  // explanations: search/explain.h). Refers to the graph, which must outlive it.
+  std::shared_ptr<const PartitionOutcome> search;
+};
+
+// The pipeline above. `database` keeps what is measured and answers what was (may be null for
+// models that measure nothing). Throws UserError for bad input: an unknown search, a backend the
+// cost model cannot price, a node no backend takes, a bad accuracy budget.
+TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
+                     CostDatabase* database, const TuneOptions& options);
+
+// One line per raced contender ("single:onednn   1.234 ms  (measured now)  <- chosen"), then
+// the in-plan line, for a person; nothing when there was no race and no in-plan price.
+std::vector<std::string> describe_record(const TunedPlan& tuned);
+
+// The backends a search may use: `names`, and for `single:B` also B when not among them.
+std::vector<std::string> backends_for_search(std::vector<std::string> names, const std::string& search);
+
+// The default cost model for these backends: "measure" where every one runs on this machine,
+// else "roofline".
+std::string default_cost_spec(const std::vector<BackendSpec>& backends);
+
+}  // namespace tessera

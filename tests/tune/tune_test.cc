@@ -1,0 +1,100 @@
+// The tuning pipeline (include/tessera/tune.h): with costs that are not timings it is the search
+// alone, byte for byte; with measured costs it races the plan end to end, records the race, and a
+// second call on the same database returns the byte-identical plan without measuring anything.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "search/partitioner.h"
+#include "support/temp_dir.h"
+#include "tessera/backend_spec.h"
+#include "tessera/cost_database.h"
+#include "tessera/cost_model.h"
+#include "tessera/error.h"
+#include "tessera/measured_cost_model.h"
+#include "tessera/model_loader.h"
+#include "tessera/plan.h"
+#include "tessera/tune.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
+namespace {
+
+const std::string kConvBlock = "data/models/conv_block.json";
+
+}  // namespace
+
+TEST_CASE("tune_graph with roofline costs is the search alone, byte for byte") {
+  const Graph graph = load_model(kConvBlock);
+  const std::vector<BackendSpec> backends = resolve_backends({"ref", "onednn", "eigen"}, {});
+  const std::unique_ptr<CostModel> model = make_cost_model("roofline:data/devices/host.json");
+  REQUIRE_FALSE(model->measures());
+  TuneOptions options;
+  options.model_path = kConvBlock;
+  const TunedPlan tuned = tune_graph(graph, backends, *model, nullptr, options);
+  PartitionOptions po;
+  po.model_path = kConvBlock;
+  const PartitionOutcome searched = partition_graph(graph, backends, *model, po);
+  CHECK(plan_to_json_text(tuned.plan, graph) == plan_to_json_text(searched.plan, graph));
+  CHECK(tuned.record.race.empty());
+  CHECK_FALSE(tuned.record.priced_in_plan);
+  REQUIRE(tuned.search);
+}
+
+TEST_CASE("tune_graph with measured costs races the plan, and the database gives it back unmeasured") {
+  TempDir dir;
+  const Graph graph = load_model(kConvBlock);
+  const std::vector<BackendSpec> backends = resolve_backends({"ref", "onednn", "eigen"}, {});
+  MeasureOptions mo;
+  mo.budget = std::chrono::duration<double>(0.002);
+  mo.max_repeats = 5;
+  mo.max_parallel = 1;
+  TuneOptions options;
+  options.model_path = kConvBlock;
+
+  std::string first;
+  {
+    auto db = CostDatabase::open(dir.file("costs.db"));
+    MeasuredCostModel model(mo);
+    REQUIRE(model.measures());
+    const TunedPlan tuned = tune_graph(graph, backends, model, db.get(), options);
+    REQUIRE(tuned.record.race.size() >= 2);   // the search's plan against single:onednn, single:eigen, ...
+    size_t chosen = 0;
+    for (const RacedContender& c : tuned.record.race) chosen += c.chosen;
+    CHECK(chosen == 1);
+    CHECK(tuned.plan.verified_choice.size() > 0);
+    CHECK(tuned.record.priced_in_plan);
+    CHECK_FALSE(describe_record(tuned).empty());
+    first = plan_to_json_text(tuned.plan, graph);
+  }
+  auto db = CostDatabase::open(dir.file("costs.db"));
+  const size_t entries = db->stats().entries;
+  MeasuredCostModel model(mo);
+  options.may_measure = false;   // everything must come from the database
+  const TunedPlan again = tune_graph(graph, backends, model, db.get(), options);
+  CHECK(plan_to_json_text(again.plan, graph) == first);
+  CHECK(model.stats().measured == 0);
+  CHECK(db->stats().entries == entries);
+  for (const RacedContender& c : again.record.race) CHECK_FALSE(c.measured_now);
+}
+
+TEST_CASE("tune_graph refuses bad input with a user error") {
+  const Graph graph = load_model(kConvBlock);
+  const std::vector<BackendSpec> backends = resolve_backends({"ref", "onednn"}, {});
+  const std::unique_ptr<CostModel> model = make_cost_model("roofline:data/devices/host.json");
+  TuneOptions options;
+  options.search = "sideways";
+  CHECK_THROWS_AS(tune_graph(graph, backends, *model, nullptr, options), UserError);
+  options.search = "collage";
+  options.budget.max_rel_error = -1;
+  CHECK_THROWS_AS(tune_graph(graph, backends, *model, nullptr, options), UserError);
+}
+
+TEST_CASE("backends_for_search adds a single search's backend; default_cost_spec measures what runs here") {
+  CHECK(backends_for_search({"ref"}, "single:onednn") == std::vector<std::string>{"ref", "onednn"});
+  CHECK(backends_for_search({"ref", "onednn"}, "single:onednn") == std::vector<std::string>{"ref", "onednn"});
+  CHECK(backends_for_search({"ref"}, "collage") == std::vector<std::string>{"ref"});
+  CHECK(default_cost_spec(resolve_backends({"ref", "onednn"}, {})) == "measure");
+}
