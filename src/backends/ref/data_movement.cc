@@ -93,6 +93,7 @@ void concat_kernel(const Node& n, Inputs in, Outputs out) {
   int64_t at = 0;  // running offset along the axis
   for (const auto& v : in) {
     const int64_t len = v.type.shape[axis];
+    if (len * inner == 0) continue;   // an empty input: nothing to copy (and no data to copy from)
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(bytes_of(out[0]) + ((o * total + at) * inner) * static_cast<int64_t>(size),
                   bytes_of(v) + (o * len * inner) * static_cast<int64_t>(size), static_cast<size_t>(len * inner) * size);
