@@ -1,4 +1,4 @@
-// The Python module `tessera` (CONTRACTS.md, "Python API"), for Debian's /usr/bin/python3:
+// The Python module `tessera` (docs/design.md, "Python API"), for Debian's /usr/bin/python3:
 //
 //   model = tessera.Model("m.onnx", input_shapes={"x": (1, 3, 224, 224)})
 //   plan = tessera.partition(model, backends=["ref", "onednn"], cost="roofline")
@@ -286,7 +286,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
 PYBIND11_MODULE(tessera, m) {
   using namespace tessera;
   using namespace tessera::python;
-  m.doc() = "tessera: search-based partition optimizer for neural networks (CONTRACTS.md, Python API)";
+  m.doc() = "tessera: search-based partition optimizer for neural networks (docs/design.md, Python API)";
 
   static py::exception<UserError> error(m, "Error", PyExc_Exception);
   py::register_exception_translator([](std::exception_ptr p) {

@@ -5,7 +5,7 @@
 // convex, and the partition DAG stays acyclic after the merge (two convex sets with a convex union
 // can still close a cycle through a third partition, e.g. A -> C -> B with a node of C between
 // unrelated nodes of A and B: convexity alone is not enough; see "The check" below). The merged
-// partition's cost is the sum of its candidates' costs (CONTRACTS.md), so coalescing never
+// partition's cost is the sum of its candidates' costs (docs/design.md), so coalescing never
 // changes total_cost; it changes what emit outlines: fewer calls, bigger functions.
 //
 //   before: byoc{r0,r1}  byoc{r2}  tvm{a}      (r1 -> r2)

@@ -1,6 +1,6 @@
 // The partition pipeline: model Graph + backends + cost model + search name -> Plan.
 //
-// One straight function (STYLE.md 3), each step a plain call on the previous step's value:
+// One straight function, each step a plain call on the previous step's value:
 //
 //   graph -> DataflowIndex
 //         -> candidates: every backend's PartitionRule (backend_spec.h), merged, sorted, deduped

@@ -1,4 +1,4 @@
-// BackendSpec: a declarative backend (`tessera.backend` version 1, CONTRACTS.md) and the
+// BackendSpec: a declarative backend (`tessera.backend` version 1, docs/design.md) and the
 // built-in backends' partition rules, written as the same specs (data/backends/*.json).
 //
 // A spec says which ops a backend takes alone (`ops`, or "*"), which fused kernels it has

@@ -14,7 +14,7 @@
 //
 // The conversion is itself a function (layout_conversion(): a Transpose that oneDNN compiles to
 // a reorder): the executor runs it between the two functions, and the search prices it as the
-// boundary cost of that crossing (CONTRACTS.md "Crossings"), measured or estimated like any
+// boundary cost of that crossing (docs/design.md "Crossings"), measured or estimated like any
 // candidate and kept in the cost database. So a candidate's cost is context-free (measured with
 // its backend's native layouts), and what a plan pays for crossing layouts is in its total.
 //

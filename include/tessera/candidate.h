@@ -1,4 +1,4 @@
-// Candidate: one way one backend could take one sub-graph (DESIGN.md).
+// Candidate: one way one backend could take one sub-graph (docs/design.md).
 //
 // Terms: a Candidate is (SubGraph, backend, rule name, composites inside). A Composite is a
 // pattern match the backend implements as one fused kernel; it travels with the candidate so that

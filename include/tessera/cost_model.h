@@ -22,7 +22,7 @@
 //   - fingerprint() changes whenever the answers could change (file contents, profile numbers,
 //     model version): it is part of the cost database key, so a stale entry is never reused.
 //
-// Public non-virtual entry points with protected virtual implementations (STYLE.md 3).
+// Public non-virtual entry points with protected virtual implementations.
 #pragma once
 
 #include <cstddef>
@@ -82,7 +82,7 @@ class CostModel {
   Cost transfer(size_t bytes, std::string_view from, std::string_view to) const;
 
   // Cost of handing a value of `type` from a function on backend `from` to a function on backend
-  // `to` (a boundary, CONTRACTS.md "Crossings"); zero when from == to. Charged by the search once
+  // `to` (a boundary, docs/design.md "Crossings"); zero when from == to. Charged by the search once
   // per (value, consuming backend), on top of any device transfer. Thread-safe.
   Cost boundary(const TensorType& type, std::string_view from, std::string_view to) const;
 
@@ -93,7 +93,7 @@ class CostModel {
   // Whether the search should add the price of layout conversions (boundary_layout.h) to
   // crossings between backends whose boundary layouts differ, estimating each conversion as a
   // function with this model: true for the models of real execution (roofline, measure), false
-  // for mock, whose boundary prices are exactly its file's (CONTRACTS.md).
+  // for mock, whose boundary prices are exactly its file's (docs/design.md).
   virtual bool prices_layouts() const { return false; }
 
   // Whether the prices are timings of real runs on this machine ("measure"): then a plan can be

@@ -1,6 +1,6 @@
 // DataflowIndex: the node-level dataflow graph of a frozen Graph, with reachability, built once.
 //
-// Terms (DESIGN.md): the post-order index of a node is its NodeId (Graph::nodes is topological).
+// Terms (docs/design.md): the post-order index of a node is its NodeId (Graph::nodes is topological).
 // A node's producers are the distinct nodes whose outputs it reads; its consumers the distinct
 // nodes that read its outputs. downstream(n) is every node reachable from n along one or more
 // edges; upstream(n) every node from which n is reachable. Graph inputs and constants are values,

@@ -1,4 +1,4 @@
-// The emit pipeline, one straight function (STYLE.md 3; Halide's Lower.cpp), and `--emit DIR`.
+// The emit pipeline, one straight function (Halide's Lower.cpp), and `--emit DIR`.
 //
 //   Plan ─outline─▶ Module ─backend passes─▶ ─codegen─▶ ─lower─▶ Module
 //                     (reuse)   (per backend, declared)  (extern stubs)  (kernel calls, memory plan)

@@ -46,7 +46,7 @@ struct Value {
   bool plain_only = false;
 
   bool is_constant() const { return kind == ValueKind::Constant; }
-  // A weight is a parameter of an outlined function, not part of its identity (DESIGN.md): a
+  // A weight is a parameter of an outlined function, not part of its identity (docs/design.md): a
   // floating-point constant with more than one element that no node reads as a shaping operand.
   // Other constants (integer shapes, indices, Resize scales, scalars such as Clip bounds) shape
   // the computation and count by value.

@@ -30,7 +30,7 @@
 // isolated prices (every candidate of every backend cannot be run inside every plan); the plan
 // it returns is verified end to end against the single-backend plans (verified_choice.h), and
 // then priced in place, so `total_cost` is what it runs and `isolated_total_cost` what the search
-// saw. Graph input and output conversions are not charged (CONTRACTS.md); their share of the run
+// saw. Graph input and output conversions are not charged (docs/design.md); their share of the run
 // goes with them (graph inputs and outputs cross into functions plain, codegen.h, so there are
 // such conversions only where one function is called with a graph input and with a computed value).
 //

@@ -1,4 +1,4 @@
-// The mock cost model: the `tessera.mock_costs` file of CONTRACTS.md, for tests and reproducing
+// The mock cost model: the `tessera.mock_costs` file of docs/design.md, for tests and reproducing
 // Collage's own partition tests.
 //
 // Terms. Per backend b: per_op (required), decay (default 0.9), overhead (default 0), op (optional
@@ -7,7 +7,7 @@
 // With equal weights and no overhead this is Collage's MockEstimator: 5 Relus at per_op 6 cost
 // 6 * (1 + 0.9 + 0.81 + 0.729 + 0.6561) = 6 * 4.0951 = 24.5706.
 //
-// Crossings (CONTRACTS.md, optional): "transfer": {"per_byte": x, "latency": y} prices a value
+// Crossings (docs/design.md, optional): "transfer": {"per_byte": x, "latency": y} prices a value
 // crossing devices as latency + bytes * per_byte; absent = 0 (Collage has no transfers).
 // "boundaries": {"default": {...}, "pairs": {"A->B": {...}}} prices a value handed from a function
 // on backend A to one on backend B != A the same way, from pairs["A->B"] if given, else from

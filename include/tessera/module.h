@@ -1,4 +1,4 @@
-// Module: the partitioned model, `main` plus global functions (DESIGN.md; TVM's IRModule after
+// Module: the partitioned model, `main` plus global functions (docs/design.md; TVM's IRModule after
 // BYOC partitioning). Only emit builds modules; every emit step is a plain function
 // Module -> Module (or Plan -> Module) that leaves its argument alone.
 //
@@ -25,7 +25,7 @@
 //   lowered    after lowering, a function (and main) also carries its kernel calls over explicit
 //              buffers and its static memory plan (lowered_function.h).
 //
-// Ownership (STYLE.md 10): the Module owns its graphs by value; modules are cheap enough to copy
+// Ownership: the Module owns its graphs by value; modules are cheap enough to copy
 // at the scale tessera targets (10^4 nodes; weight data is shared, never copied).
 #pragma once
 

@@ -1,4 +1,4 @@
-// PartitionRule: how a backend proposes candidates (DESIGN.md; Collage's partition_rule.h).
+// PartitionRule: how a backend proposes candidates (docs/design.md; Collage's partition_rule.h).
 //
 // Base rules propose seeds; combinators build on other rules:
 //   SingleOpRule      one candidate per node whose op the backend supports ("*" = every op)
@@ -27,7 +27,7 @@
 // (never a silent drop); --explain and the CLI print it.
 //
 // Rules are immutable and thread-safe; run() sorts and dedupes (candidate.h) so every rule's output
-// is deterministic. Structure follows STYLE.md 3: public non-virtual run, protected run_impl.
+// is deterministic. Structure: public non-virtual run, protected run_impl.
 #pragma once
 
 #include <cstdint>

@@ -10,12 +10,12 @@
 //   pattern  Relu(Add(Conv(*, const), const))
 //   graph    x ─▶ Conv_0(x, W) ─▶ Add_1(., b) ─▶ Relu_2        match at Relu_2 = {0, 1, 2}
 //
-// Text syntax (CONTRACTS.md), whitespace-insensitive:
+// Text syntax (docs/design.md), whitespace-insensitive:
 //   pattern := '*' | 'const' | ops [ '(' [ pattern { ',' pattern } ] ')' ]
 //   ops     := IDENT { '|' IDENT }          IDENT = [A-Za-z_][A-Za-z0-9_.]*
 // A syntax error throws UserError naming the file, the field and the 1-based column.
 //
-// Patterns only match (STYLE.md 6): they do not check that inner values are used only inside the
+// Patterns only match: they do not check that inner values are used only inside the
 // match; the partition rule's validity check (exits, taps) rejects such matches with a reason.
 // Matching is O(pattern size) per root node; match_all tries every node as the root.
 #pragma once

@@ -1,4 +1,4 @@
-// Plan: what the search chose, after coalescing (DESIGN.md), and its `tessera.plan` JSON (v1).
+// Plan: what the search chose, after coalescing (docs/design.md), and its `tessera.plan` JSON (v1).
 //
 // Terms. A Plan is a list of Partitions covering every node of the model exactly once. A
 // Partition is one backend's share of the graph that becomes one outlined function: the union of
@@ -17,7 +17,7 @@
 // order; structurally equal partitions on one backend (equal `function_hash`) share a name, and
 // the emitted module has one function per name.
 //
-// JSON (CONTRACTS.md):
+// JSON (docs/design.md):
 //   {"format": "tessera.plan", "version": 1, "model": ..., "search": ..., "cost_model": ...,
 //    "total_cost": 34.5706, "transfer_cost": 0.0, "boundary_cost": 0.0,
 //    "partitions": [{"backend", "nodes": [names], "cost", "function", + extensions:
@@ -102,7 +102,7 @@ struct SearchStats {
   double coalesce_ms = 0.0;
 };
 
-// A value handed from a function on one backend to a function on another (CONTRACTS.md
+// A value handed from a function on one backend to a function on another (docs/design.md
 // "Crossings"): listed once per (value, consuming backend), priced or not.
 struct Boundary {
   ValueId value = kNoValue;

@@ -1,4 +1,4 @@
-// SubGraph: a candidate partition's node set plus everything that derives from it (DESIGN.md).
+// SubGraph: a candidate partition's node set plus everything that derives from it (docs/design.md).
 //
 // Terms, for an inside set S over a DataflowIndex:
 //   entries  inside nodes that read a non-constant value from outside S (a graph input or an
@@ -37,7 +37,7 @@
 
 namespace tessera {
 
-// A backend's limits on one candidate; 0 = no limit (CONTRACTS.md defaults: 0, 1, false).
+// A backend's limits on one candidate; 0 = no limit (docs/design.md defaults: 0, 1, false).
 struct SubGraphConfig {
   int max_depth = 0;
   int max_exits = 1;
@@ -81,7 +81,7 @@ class SubGraph {
   OpKind kind_ = OpKind::Elementwise;
 };
 
-// Two sub-graphs touch (DESIGN.md) when they are disjoint, an output of one feeds an entry of the
+// Two sub-graphs touch (docs/design.md) when they are disjoint, an output of one feeds an entry of the
 // other (some node of one directly consumes a node of the other), and their union is convex.
 bool touches(const SubGraph& a, const SubGraph& b);
 // The union of two disjoint sub-graphs of the same index (an internal invariant).

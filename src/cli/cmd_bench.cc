@@ -1,7 +1,7 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
 //   [--cache DB] [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--plan-dir DIR]
 //   [--max-rel-error E] [--calibration N=F.npy]...
-// (CONTRACTS.md). Per backend combination: the tuning pipeline, exactly as `tessera tune --backends
+// (docs/design.md). Per backend combination: the tuning pipeline, exactly as `tessera tune --backends
 // <combination>` runs it (tessera/tune.h: same cost database, same verdicts), then the plans'
 // executors timed together in interleaved rounds (src/tune/bench.h, which tessera.bench in Python
 // shares). Costs default to measured where every backend runs here, as for `partition`. Prints a

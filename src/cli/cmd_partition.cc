@@ -2,7 +2,7 @@
 //   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
 //   [--cache DB] [-j N] [--no-coalesce] [--no-verify] [--explain] [--timings] [--max-rel-error E]
 //   [--calibration N=F.npy]...
-// (CONTRACTS.md). The pipeline is the tuning pipeline (tessera/tune.h): with mock or roofline costs
+// (docs/design.md). The pipeline is the tuning pipeline (tessera/tune.h): with mock or roofline costs
 // the search alone, with measured costs also the end-to-end race and in-plan prices, exactly as
 // `tessera tune` runs them. This file is option glue and output.
 #include <algorithm>
@@ -54,7 +54,7 @@ struct PartitionArgs {
   AccuracyOptions accuracy;
 };
 
-// The --emit hook: writes everything under DIR that CONTRACTS.md lists (src/emit/emit_pipeline.h):
+// The --emit hook: writes everything under DIR that docs/design.md lists (src/emit/emit_pipeline.h):
 // plan.json, module.txt, module.onnx, graph.dot, graph.svg.
 void emit_outputs(const std::string& dir, const Plan& plan, const Graph& graph, const PlanJsonOptions& json) {
   EmitResult emitted = emit_module(graph, plan, default_emit_options(plan));

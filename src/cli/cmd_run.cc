@@ -1,7 +1,7 @@
 // tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
 //   [--input NAME=FILE.npy]... [--output-dir DIR] [--seed S] [--dump-ir DIR] [--profile]
 //   [--against OTHER.json]...
-// (CONTRACTS.md). Builds the executor (include/tessera/executor.h) once, warms up, times
+// (docs/design.md). Builds the executor (include/tessera/executor.h) once, warms up, times
 // --repeat runs and reports the median; --check compares with ref (ref_check.h).
 // --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}. --output-dir
 // writes each graph output of the last run as DIR/<name>.npy (npy.h: npy_file_name). --against

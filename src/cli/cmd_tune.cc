@@ -2,7 +2,7 @@
 //   [--plan OUT.json | --plan-dir DIR] [--mpi] [--report R.json] [-j N] [--threads T] [--search S]
 //   [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
 //   [--max-rel-error E] [--calibration NAME=FILE.npy]...
-// = `partition --cost measure` with a persistent cost database (CONTRACTS.md), for one model or
+// = `partition --cost measure` with a persistent cost database (docs/design.md), for one model or
 // several sharing one database (a function two models share is measured once).
 //
 // Two phases, both over the same candidates:

@@ -1,4 +1,4 @@
-// The --report file of `tessera tune` (CONTRACTS.md, "Running and deploying"):
+// The --report file of `tessera tune` (docs/design.md, "Running and deploying"):
 //   {"ranks": K, "measured_per_rank": [n0, ...], "from_database": n, "invalid": n, "wall_s": x, ...}
 // with these extra fields: "measure_s" (the measuring phase), "candidates" (requests over all
 // models), "distinct" (distinct cost keys among them: from_database + what was measured),

@@ -1,5 +1,5 @@
 // FusionRule: the full closure of a rule's candidates under uniting touching candidates whose
-// kinds allow it (DESIGN.md; Collage's CombinePartitionRule without its depth pre-check).
+// kinds allow it (docs/design.md; Collage's CombinePartitionRule without its depth pre-check).
 //
 // Worklist algorithm. Every member (seed or union) is processed once, in creation order; when
 // member s is processed it is paired with every already-processed member t that holds a node on

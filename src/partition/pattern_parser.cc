@@ -1,4 +1,4 @@
-// The pattern text syntax (CONTRACTS.md): a recursive-descent parser with 1-based columns.
+// The pattern text syntax (docs/design.md): a recursive-descent parser with 1-based columns.
 //
 //   pattern := '*' | 'const' | ops [ '(' [ pattern { ',' pattern } ] ')' ]
 //   ops     := IDENT { '|' IDENT }

@@ -83,7 +83,7 @@ TEST_CASE("Every bad spec fails with its exact message", "[backend_spec]") {
         "/no/such/spec.json: cannot read the backend spec file");
 }
 
-TEST_CASE("Spec defaults follow CONTRACTS.md", "[backend_spec]") {
+TEST_CASE("Spec defaults follow docs/design.md", "[backend_spec]") {
   BackendSpec s = parse_backend_spec(
       R"({"format": "tessera.backend", "version": 1, "name": "mini", "ops": ["Relu", "Add", "Relu"]})", "mini.json");
   CHECK(s.device == "cpu");

@@ -1,7 +1,7 @@
 // The mutation probe: hundreds of seeded mutations of real inputs (ONNX and JSON models, backend
 // specs, mock costs, plans, .npy inputs, cost databases), plus traps (symbolic inputs bound to
 // tiny, empty or absurd shapes, a plan of another model), each run through the CLI the way a user
-// would. The contract (CONTRACTS.md): exit 0, or exit 2 with exactly one printable error line on
+// would. The contract (docs/design.md): exit 0, or exit 2 with exactly one printable error line on
 // stderr (after any warnings, which must be printable too); never a signal, an `internal error`
 // (exit 1) or an unprintable byte.
 //

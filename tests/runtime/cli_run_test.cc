@@ -1,4 +1,4 @@
-// The CLI contract of `tessera run --json` and `tessera bench --json` (CONTRACTS.md): exact keys,
+// The CLI contract of `tessera run --json` and `tessera bench --json` (docs/design.md): exact keys,
 // types, exit status; `--input NAME=FILE.npy` read and checked against the model's input.
 #include <catch2/catch.hpp>
 

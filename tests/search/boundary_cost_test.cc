@@ -1,4 +1,4 @@
-// Boundary costs (CONTRACTS.md "Crossings"): a value handed from one backend's function to
+// Boundary costs (docs/design.md "Crossings"): a value handed from one backend's function to
 // another's pays latency + bytes * per_byte once per (value, consuming backend). The search must
 // stay exact with them: collage == exhaustive on random DAGs, and the plan's boundary_cost must be
 // what an independent recount of the plan's crossings gives.
