@@ -17,15 +17,8 @@ size_t default_search_memory() {
 
 Cost per_node_lower_bound(const SearchProblem& problem, const std::vector<char>& allowed) {
   Cost total = Cost::zero();
-  for (int v = 0; v < problem.num_nodes(); ++v) {
-    double best = -1;
-    for (int c : problem.by_node[size_t(v)]) {
-      if (!allowed.empty() && !allowed[size_t(c)]) continue;
-      const double share = problem.costs[size_t(c)].number() / double(problem.candidates[size_t(c)].inside().count());
-      if (best < 0 || share < best) best = share;
-    }
-    if (best > 0) total += Cost::value(best);
-  }
+  for (double share : node_shares(problem, allowed))
+    if (share > 0) total += Cost::value(share);
   return total;
 }
 

@@ -128,16 +128,8 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
   // The A* estimate (collage_search.h): each node's cheapest share of an allowed candidate holding
   // it, cost / size, a hair under (float sums of shares must not pass the cost they split); a
   // state's estimate is the shares of its uncovered nodes, a candidate's the shares it covers.
-  std::vector<double> share(static_cast<size_t>(n), 0.0);
-  for (int v = 0; v < n; ++v) {
-    double best = -1.0;
-    for (int c : problem.by_node[size_t(v)])
-      if (allowed(c)) {
-        const double s = problem.costs[size_t(c)].number() / double(problem.candidates[size_t(c)].inside().count());
-        if (best < 0 || s < best) best = s;
-      }
-    share[size_t(v)] = best > 0 ? best * (1.0 - 1e-9) : 0.0;
-  }
+  std::vector<double> share = node_shares(problem, options.allowed);
+  for (double& s : share) s *= 1.0 - 1e-9;
   std::vector<double> covers_share(num_cands, -1.0);   // per candidate, computed when first met
   StateKey start{options.initial.size() == n ? options.initial : IndexSet(n), {}};
   double start_h = 0.0;

@@ -96,6 +96,20 @@ void SearchProblem::prepare_boundaries() {
   }
 }
 
+std::vector<double> node_shares(const SearchProblem& problem, const std::vector<char>& allowed) {
+  std::vector<double> share(static_cast<size_t>(problem.num_nodes()), 0.0);
+  for (size_t v = 0; v < share.size(); ++v) {
+    double best = -1.0;
+    for (int c : problem.by_node[v]) {
+      if (!allowed.empty() && !allowed[size_t(c)]) continue;
+      const double s = problem.costs[size_t(c)].number() / double(problem.candidates[size_t(c)].inside().count());
+      if (best < 0 || s < best) best = s;
+    }
+    share[v] = best > 0 ? best : 0.0;
+  }
+  return share;
+}
+
 SearchResult price_cover(const SearchProblem& problem, std::vector<int> chosen) {
   std::sort(chosen.begin(), chosen.end());
   SearchResult r;

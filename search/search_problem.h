@@ -124,6 +124,12 @@ struct SearchResult {
   SearchBound bound;
 };
 
+// Each node's cheapest share of a candidate holding it, cost / size, over the usable candidates
+// that `allowed` admits (empty: all); 0 for a node none holds. Any cover's candidates split their
+// costs into exactly such shares, so the shares of a set of nodes bound from below what covering
+// them costs (the A* estimate of collage_search.h, the lower bound of bounded_search.h).
+std::vector<double> node_shares(const SearchProblem& problem, const std::vector<char>& allowed);
+
 // Sum of chosen candidate costs plus transfer and boundary costs, for any complete cover (no
 // validity check).
 SearchResult price_cover(const SearchProblem& problem, std::vector<int> chosen);
