@@ -4,28 +4,15 @@
 
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
+#include "kernel_runner.h"
 
 using namespace tessera;
 
 namespace {
 
-const KernelRegistry& kernels() {
-  static const KernelRegistry r = make_ref_kernels();
-  return r;
-}
-
 // Runs `op` on `inputs` into one output of type `out`.
 HostTensor run1(const std::string& op, Attributes attrs, const std::vector<HostTensor>& inputs, TensorType out) {
-  Node n;
-  n.name = op + "_0";
-  n.op = op;
-  n.attrs = std::move(attrs);
-  std::vector<ConstTensorView> ins;
-  for (const auto& t : inputs) ins.push_back(t.view());
-  HostTensor y(std::move(out));
-  const TensorView outs[] = {y.view()};
-  kernels().run(n, ins, outs);
-  return y;
+  return std::move(testing::run_ref_kernel(op, std::move(attrs), inputs, {std::move(out)}).front());
 }
 
 HostTensor f32(Shape s, std::vector<float> v) { return HostTensor::of<float>(DType::f32, std::move(s), v); }
@@ -105,17 +92,17 @@ TEST_CASE("MaxPool writes Indices and skips padding") {
   HostTensor y({DType::f32, {1, 1, 2, 2}}), idx({DType::i64, {1, 1, 2, 2}});
   const ConstTensorView ins[] = {x.view()};
   const TensorView outs[] = {y.view(), idx.view()};
-  kernels().run(n, ins, outs);
+  testing::ref_kernel_registry().run(n, ins, outs);
   CHECK(values(y) == std::vector<float>{-4, -3, -2, -1});  // padding is not a zero
   CHECK(std::vector<int64_t>(idx.as<int64_t>().begin(), idx.as<int64_t>().end()) == std::vector<int64_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("KernelRegistry reports missing and duplicate kernels") {
   KernelRegistry r("test");
-  r.add("Relu", *kernels().find("Relu"));
+  r.add("Relu", *testing::ref_kernel_registry().find("Relu"));
   CHECK(r.supports("Relu"));
   CHECK_FALSE(r.supports("Conv"));
-  CHECK_THROWS_AS(r.add("Relu", *kernels().find("Relu")), KernelError);
+  CHECK_THROWS_AS(r.add("Relu", *testing::ref_kernel_registry().find("Relu")), KernelError);
   Node n;
   n.op = "Conv";
   CHECK_THROWS_AS(r.run(n, {}, {}), KernelUnsupported);
@@ -143,7 +130,7 @@ TEST_CASE("interpret runs a Graph node by node") {
   g.outputs.push_back(y);
   std::map<ValueId, HostTensor> bind;
   bind.emplace(x, f32({3}, {-1, 2, -3}));
-  const auto out = interpret(g, kernels(), bind);
+  const auto out = interpret(g, testing::ref_kernel_registry(), bind);
   CHECK(values(out[static_cast<size_t>(y)]) == std::vector<float>{1, 0, 3});
 }
 

@@ -4,30 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include "backends/ref/ref_kernels.h"
+#include "kernel_runner.h"
 
 using namespace tessera;
 
 namespace {
 
-const KernelRegistry& quant_registry() {
-  static const KernelRegistry r = make_ref_kernels();
-  return r;
-}
-
 std::vector<HostTensor> run_quant(const std::string& op, Attributes attrs, const std::vector<HostTensor>& inputs,
-                            const std::vector<TensorType>& outputs) {
-  Node n;
-  n.name = op + "_0";
-  n.op = op;
-  n.attrs = std::move(attrs);
-  std::vector<ConstTensorView> ins;
-  for (const auto& t : inputs) ins.push_back(t.view());
-  std::vector<HostTensor> ys;
-  for (const auto& t : outputs) ys.emplace_back(t);
-  std::vector<TensorView> outs;
-  for (auto& y : ys) outs.push_back(y.view());
-  quant_registry().run(n, ins, outs);
-  return ys;
+                                  const std::vector<TensorType>& outputs) {
+  return testing::run_ref_kernel(op, std::move(attrs), inputs, outputs);
 }
 
 template <typename T>
