@@ -114,7 +114,7 @@ TEST_CASE("rounds after the first last min_round_ms by the best latency, in alte
 }
 
 TEST_CASE("the race's figures are paired with the pacer, round by round") {
-  // PaddleOCR cls at 2 threads (tune, session 17): a neighbour took a core from round 3 into round
+  // PaddleOCR cls at 2 threads (tune): a neighbour took a core from round 3 into round
   // 6, for more of the mixed plan's rounds than of the single plan's. By typical round the mixed
   // plan leads (0.417 against 0.496); round by round the single plan is 5% faster.
   std::vector<std::vector<double>> script = {{0.492, 0.417, 0.545, 0.537, 0.552, 0.411, 0.397, 0.393},
