@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bf16 under an accuracy budget vs the fp32 tuned plan vs ONNX Runtime fp32, one thread, same run
-# (docs/benchmarks.md, section "bf16"). Needs a CPU with native bf16, a build, the models with
+# (docs/benchmarks.md, "Reduced precision"). Needs a CPU with native bf16, a build, the models with
 # PyTorch's weights and reference inputs (scripts/export_models.py --out DIR; ctest's
 # python_pytorch_export fixture writes them to build/pytorch_models) and, for the peer column,
 # scripts/fetch_onnxruntime.sh.

@@ -21,7 +21,7 @@ echo "== tessera run $model --plan $out/emit/plan.json --check"
 ./build/tessera run "$model" --plan "$out/emit/plan.json" --check --repeat 10
 # A model where backends of different kinds mix: torch's own nn.TransformerEncoder (2 layers,
 # exported here), tuned over all six real backends. Its plan puts the GEMMs on oneDNN/XNNPACK and
-# fuses the attention and LayerNorm tails with Halide (docs/benchmarks.md, "The zoo").
+# fuses the attention and LayerNorm tails with Halide (docs/benchmarks.md, "End to end").
 encoder="$out/zoo/transformer_encoder.onnx"
 [ -f "$encoder" ] || /usr/bin/python3 scripts/export_models.py --only transformer_encoder --out "$out/zoo" >/dev/null
 echo "== tessera tune $encoder --backends ref,onednn,eigen,blas,xnnpack,halide"
