@@ -43,11 +43,11 @@
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
-#include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
 #include "tessera/session.h"
 #include "tessera/tune.h"
 #include "tune/bench.h"
+#include "search/search_kind.h"
 
 namespace py = pybind11;
 
@@ -107,12 +107,11 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
   if (threads < 1) throw UserError("threads", std::to_string(threads), "must be at least 1");
   py::gil_scoped_release release;
-  if (!is_search_name(search))
-    throw UserError("search", "", "unknown search '" + search + "' (expected collage, greedy, exhaustive or single:<backend>)");
+  SearchKind::parse_or_throw(search);
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(names, search), specs);
   const std::string cost = cost_arg.empty() ? default_cost_spec(backends) : cost_arg;
   // Measured costs as `tessera tune --threads T` measures them (the same database keys).
-  std::unique_ptr<CostModel> cost_model = make_cost_model(cost, measure_cost_model_options(threads));
+  std::unique_ptr<CostModel> cost_model = make_tuning_cost_model(cost, threads);
   std::unique_ptr<CostDatabase> db;
   if (cache) db = CostDatabase::open(*cache);
   else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());
@@ -253,7 +252,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     for (const auto& names : lists)
       for (BackendSpec& b : resolve_backends(names, {})) all.push_back(std::move(b));
     const std::string spec = cost.empty() ? default_cost_spec(all) : cost;
-    std::unique_ptr<CostModel> cost_model = make_cost_model(spec, measure_cost_model_options(threads));
+    std::unique_ptr<CostModel> cost_model = make_tuning_cost_model(spec, threads);
     std::unique_ptr<CostDatabase> db;
     if (cache) db = CostDatabase::open(*cache);
     else if (cost_model->measures()) db = CostDatabase::open(default_cost_database_path());

@@ -99,6 +99,9 @@ class CostModel {
   // Whether the prices are timings of real runs on this machine ("measure"): then a plan can be
   // priced as it runs, and raced end to end against other plans (the tuning pipeline, tune.h).
   virtual bool measures() const { return false; }
+  // Whether a price is a time in seconds (roofline, measure), so that a plan's total predicts its
+  // latency; false for mock, whose prices are its file's units.
+  virtual bool prices_in_seconds() const { return true; }
 
   // "mock", "roofline", "measure".
   virtual std::string name() const = 0;

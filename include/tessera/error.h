@@ -18,6 +18,24 @@ class UserError : public std::runtime_error {
   // "file: place: what", leaving out an empty place.
   UserError(const std::string& file, const std::string& place, const std::string& what)
       : std::runtime_error(file + ": " + (place.empty() ? "" : place + ": ") + what) {}
+
+  // A bad value of one of the library's options, named as the library names it ("backends",
+  // "search", "max_rel_error": the fields of TuneOptions and the arguments of the calls): what()
+  // is "backends: place: what". Each front end spells the option its own way when it prints the
+  // error (the CLI as "--backends", src/cli/cli_output.h; Python as the keyword argument, which is
+  // the library's name), so the library never speaks of a front end's flags.
+  static UserError option(const std::string& name, const std::string& place, const std::string& what) {
+    UserError e(name, place, what);
+    e.option_ = name;
+    e.detail_ = (place.empty() ? "" : place + ": ") + what;
+    return e;
+  }
+  // The option an option() error names ("" for any other error), and its message without it.
+  const std::string& option_name() const { return option_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string option_, detail_;
 };
 
 [[noreturn]] void internal_error(const char* file, int line, const std::string& what);

@@ -92,6 +92,11 @@ std::vector<std::string> describe_record(const TunedPlan& tuned);
 // The backends a search may use: `names`, and for `single:B` also B when not among them.
 std::vector<std::string> backends_for_search(std::vector<std::string> names, const std::string& search);
 
+// The cost model `spec` names, as the CLI's --cost and Python's cost= spell it:
+// "roofline[:DEVICE]", "mock:FILE", or "measure[:KEY=VALUE,...]" timed on this machine's real
+// backends at `threads` compute threads (the threads the plan will run with).
+std::unique_ptr<CostModel> make_tuning_cost_model(std::string_view spec, int threads = 1);
+
 // The default cost model for these backends: "measure" where every one runs on this machine,
 // else "roofline".
 std::string default_cost_spec(const std::vector<BackendSpec>& backends);

@@ -1,6 +1,7 @@
 // The CLI's "wrote" lines. See cli_output.h.
 #include "cli/cli_output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -9,6 +10,13 @@
 #include "support/text.h"
 
 namespace tessera::cli {
+
+std::string cli_message(const UserError& error) {
+  if (error.option_name().empty()) return error.what();
+  std::string flag = "--" + error.option_name();
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag + ": " + error.detail();
+}
 
 void note_written(const std::string& path) { std::fprintf(stderr, "wrote %s\n", printable(path).c_str()); }
 

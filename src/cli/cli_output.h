@@ -11,9 +11,15 @@
 #include <string>
 
 #include "frontend/import_warnings.h"
+#include "tessera/error.h"
 #include "tessera/tune.h"
 
 namespace tessera::cli {
+
+// A user error as the CLI prints it: an option error (UserError::option) names the option as
+// its flag ("backends" -> "--backends", "max_rel_error" -> "--max-rel-error"); any other error
+// is its message.
+std::string cli_message(const UserError& error);
 
 // "wrote PATH" on stderr.
 void note_written(const std::string& path);

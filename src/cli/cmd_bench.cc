@@ -61,9 +61,7 @@ void run_bench(const BenchArgs& a) {
     try {
       resolve_backends(split_backend_list(combo), {});
     } catch (const UserError& e) {
-      std::string what = e.what();
-      if (what.rfind("--backends: ", 0) == 0) what = what.substr(12);
-      throw UserError("--combos", "'" + combo + "'", what);
+      throw UserError("--combos", "'" + combo + "'", e.option_name() == "backends" ? e.detail() : e.what());
     }
   }
   set_compute_threads(std::max(1, a.threads));

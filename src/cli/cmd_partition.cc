@@ -31,6 +31,7 @@
 #include "support/plural.h"
 #include "support/text.h"
 #include "tessera/tune.h"
+#include "search/search_kind.h"
 
 namespace tessera::cli {
 namespace {
@@ -93,8 +94,7 @@ int default_jobs(const CostModel& model) {
 }
 
 void run_partition(const PartitionArgs& a) {
-  if (!is_search_name(a.search))
-    throw UserError("--search", "", "unknown search '" + a.search + "' (expected collage, greedy, exhaustive or single:<backend>)");
+  SearchKind::parse_or_throw(a.search);
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(split_backend_list(a.backends), a.search), a.specs);
   const std::string cost = a.cost.empty() ? default_cost_spec(backends) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(a.compute_threads, a.cache));

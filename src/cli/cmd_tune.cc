@@ -60,6 +60,7 @@
 #include "support/plural.h"
 #include "support/text.h"
 #include "tessera/tune.h"
+#include "search/search_kind.h"
 
 namespace tessera::cli {
 namespace {
@@ -166,8 +167,7 @@ std::vector<std::string> plan_paths(const TuneArgs& a) {
 }
 
 void check_args(const TuneArgs& a) {
-  if (!is_search_name(a.search))
-    throw UserError("--search", "", "unknown search '" + a.search + "' (expected collage, greedy, exhaustive or single:<backend>)");
+  SearchKind::parse_or_throw(a.search);
   if (a.jobs < 1) throw UserError("-j", std::to_string(a.jobs), "must be at least 1");
   if (a.threads < 1) throw UserError("--threads", std::to_string(a.threads), "must be at least 1");
   std::set<std::string> seen;

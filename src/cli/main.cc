@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 
+#include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "tessera/error.h"
 #include "support/text.h"
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const tessera::UserError& e) {
     // The one place a user error leaves the CLI: names from models are escaped here (text.h).
-    std::fprintf(stderr, "tessera: %s\n", tessera::printable(e.what()).c_str());
+    std::fprintf(stderr, "tessera: %s\n", tessera::printable(tessera::cli::cli_message(e)).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     // Whatever grows has a limit (the search's --search-memory, the import's folding bound); what

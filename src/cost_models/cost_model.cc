@@ -83,17 +83,17 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostMode
   std::string_view head = spec.substr(0, spec.find(':'));
   std::string_view arg = head.size() < spec.size() ? spec.substr(head.size() + 1) : std::string_view{};
   if (head == "mock") {
-    if (arg.empty()) throw UserError("--cost", "mock", "needs a cost file: --cost mock:FILE");
+    if (arg.empty()) throw UserError::option("cost", "mock", "needs a cost file: mock:FILE");
     return std::make_unique<MockCostModel>(load_mock_costs(std::filesystem::path(arg)));
   }
   if (head == "roofline") return make_roofline(arg, options.host);
   if (head == "measure") {
     if (!options.make_measure) {
-      throw UserError("--cost", "measure", "measured costs are not available in this build");
+      throw UserError::option("cost", "measure", "measured costs are not available in this build");
     }
     return options.make_measure(arg);
   }
-  throw UserError("--cost", std::string(spec),
+  throw UserError::option("cost", std::string(spec),
                   "unknown cost model; expected mock:FILE, roofline[:PROFILE,...] or measure");
 }
 

@@ -65,6 +65,7 @@ class MockCostModel final : public CostModel {
  public:
   explicit MockCostModel(MockCosts costs);
   std::string name() const override { return "mock"; }
+  bool prices_in_seconds() const override { return false; }
   // "mock/1/<hash of the parsed costs>": stable under reformatting of the file.
   std::string fingerprint() const override { return fingerprint_; }
   const MockCosts& costs() const { return costs_; }

@@ -70,7 +70,7 @@ std::vector<DeviceProfile> checked(std::vector<DeviceProfile> profiles) {
   for (size_t i = 0; i < profiles.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (profiles[i].device == profiles[j].device) {
-        throw UserError("--cost", "roofline", "profiles '" + profiles[j].name + "' and '" + profiles[i].name +
+        throw UserError::option("cost", "roofline", "profiles '" + profiles[j].name + "' and '" + profiles[i].name +
                                                   "' both describe device '" + profiles[i].device + "'");
       }
     }
@@ -108,8 +108,8 @@ Cost RooflineCostModel::transfer_impl(size_t bytes, std::string_view from, std::
 void RooflineCostModel::check_backends_impl(const std::vector<BackendRef>& backends) const {
   for (const BackendRef& b : backends) {
     if (!profile_for(b.device)) {
-      throw UserError("--cost", "roofline", "no device profile for device '" + b.device + "' (backend '" +
-                                                b.name + "'); name one, e.g. --cost roofline:a100");
+      throw UserError::option("cost", "roofline", "no device profile for device '" + b.device + "' (backend '" +
+                                                b.name + "'); name one, e.g. roofline:a100");
     }
   }
 }

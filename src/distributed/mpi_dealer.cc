@@ -115,20 +115,20 @@ class Dealer {
       try {
         m = decode(in->second);
       } catch (const ProtocolError& e) {
-        throw UserError("--mpi", "rank " + std::to_string(from), std::string("bad message: ") + e.what());
+        throw UserError::option("mpi", "rank " + std::to_string(from), std::string("bad message: ") + e.what());
       }
       if (auto* h = std::get_if<Hello>(&m)) {
         join(from, *h);
       } else if (auto* r = std::get_if<Result>(&m)) {
         if (r->id >= jobs_.size() || !dealt_.count({from, r->id}))
-          throw UserError("--mpi", "rank " + std::to_string(from),
+          throw UserError::option("mpi", "rank " + std::to_string(from),
                           "bad message: result for job " + std::to_string(r->id) + ", which it was never dealt");
         peers_[from].out.erase(r->id);
         finish(from, r->id, r->entry);
       } else if (auto* f = std::get_if<Failure>(&m)) {
-        throw UserError("--mpi", "rank " + std::to_string(from), f->what);
+        throw UserError::option("mpi", "rank " + std::to_string(from), f->what);
       } else {
-        throw UserError("--mpi", "rank " + std::to_string(from),
+        throw UserError::option("mpi", "rank " + std::to_string(from),
                         std::string("bad message: a worker sent '") + type_name(m) + "'");
       }
     }
@@ -137,9 +137,9 @@ class Dealer {
 
   void join(int from, const Hello& h) {
     if (h.rank != from || peers_[from].joined)
-      throw UserError("--mpi", "rank " + std::to_string(from), "bad message: hello for rank " + std::to_string(h.rank));
+      throw UserError::option("mpi", "rank " + std::to_string(from), "bad message: hello for rank " + std::to_string(h.rank));
     if (std::optional<std::string> why = rank_mismatch(self_, h))
-      throw UserError("--mpi", "", "ranks on different machines or with different inputs cannot share one plan: " +
+      throw UserError::option("mpi", "", "ranks on different machines or with different inputs cannot share one plan: " +
                                        *why + "; run one tune per kind of machine");
     peers_[from].joined = true;
     peers_[from].slots = h.slots;

@@ -44,7 +44,7 @@ bool mpi_built_in() { return true; }
 MpiSession::MpiSession() : impl_(std::make_unique<Impl>()) {
   int provided = 0;
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-    throw UserError("--mpi", "", "MPI_Init failed");
+    throw UserError::option("mpi", "", "MPI_Init failed");
   // Errors come back as codes (turned into messages here), never as an abort from inside MPI.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -78,7 +78,7 @@ void MpiSession::send(int dest, const Message& message) {
   std::string text = encode(message);
   int rc = MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, kTag, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS)
-    throw UserError("--mpi", "rank " + std::to_string(rank_), "cannot send to rank " + std::to_string(dest) + ": " +
+    throw UserError::option("mpi", "rank " + std::to_string(rank_), "cannot send to rank " + std::to_string(dest) + ": " +
                                                                mpi_error_text(rc));
 }
 
@@ -87,7 +87,7 @@ std::optional<std::pair<int, std::string>> MpiSession::poll(int source) {
   MPI_Status status;
   int rc = MPI_Iprobe(source < 0 ? MPI_ANY_SOURCE : source, kTag, MPI_COMM_WORLD, &flag, &status);
   if (rc != MPI_SUCCESS)
-    throw UserError("--mpi", "rank " + std::to_string(rank_), "cannot receive: " + mpi_error_text(rc));
+    throw UserError::option("mpi", "rank " + std::to_string(rank_), "cannot receive: " + mpi_error_text(rc));
   if (!flag) return std::nullopt;
   int count = 0;
   MPI_Get_count(&status, MPI_CHAR, &count);   // an oversize one is refused by decode()
@@ -95,7 +95,7 @@ std::optional<std::pair<int, std::string>> MpiSession::poll(int source) {
   std::string text(static_cast<size_t>(count), '\0');
   rc = MPI_Recv(text.data(), count, MPI_CHAR, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS)
-    throw UserError("--mpi", "rank " + std::to_string(rank_),
+    throw UserError::option("mpi", "rank " + std::to_string(rank_),
                     "cannot receive from rank " + std::to_string(from) + ": " + mpi_error_text(rc));
   return std::make_pair(from, std::move(text));
 }

@@ -11,7 +11,7 @@ struct MpiSession::Impl {};
 bool mpi_built_in() { return false; }
 
 MpiSession::MpiSession() {
-  throw UserError("--mpi", "", "this tessera was built without MPI (CMake found no OpenMPI, or -DTESSERA_MPI=OFF: "
+  throw UserError::option("mpi", "", "this tessera was built without MPI (CMake found no OpenMPI, or -DTESSERA_MPI=OFF: "
                                "install libopenmpi-dev and openmpi-bin, then configure and build again)");
 }
 

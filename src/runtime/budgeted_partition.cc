@@ -15,6 +15,7 @@
 #include "runtime/executor.h"
 #include "runtime/model_data.h"
 #include "ir/structural_hash.h"
+#include "search/search_kind.h"
 
 namespace tessera {
 
@@ -79,22 +80,22 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
                                          const CostModel& model, const PartitionOptions& options,
                                          const AccuracyBudget& budget) {
   const double E = budget.max_rel_error;
-  if (!std::isfinite(E) || E < 0) throw UserError("--max-rel-error", "", "must be a finite number >= 0");
+  if (!std::isfinite(E) || E < 0) throw UserError::option("max_rel_error", "", "must be a finite number >= 0");
   const std::vector<std::string> reduced_names = reduced_precision_backends(backends);
   if (E == 0) {   // fp32 plans exactly: the reduced backends are not offered at all
     std::vector<BackendSpec> fp32;
     for (const BackendSpec& b : backends)
       if (std::find(reduced_names.begin(), reduced_names.end(), b.name) == reduced_names.end()) fp32.push_back(b);
     if (fp32.empty())
-      throw UserError("--backends", "", "only reduced-precision backends; with --max-rel-error 0 a plan needs an fp32 one");
+      throw UserError::option("backends", "", "only reduced-precision backends; with max_rel_error 0 a plan needs an fp32 one");
     return partition_graph(graph, fp32, model, options);
   }
-  if (options.search != "collage")
-    throw UserError("--search", options.search, "an accuracy budget (--max-rel-error) needs --search collage");
+  if (SearchKind::parse_or_throw(options.search).kind != SearchKind::Kind::collage)
+    throw UserError::option("search", options.search, "an accuracy budget (max_rel_error) needs the collage search");
   const std::vector<std::string> real = backend_compiler_names();
   for (const BackendSpec& b : backends)
     if (!std::binary_search(real.begin(), real.end(), b.name))
-      throw UserError("--backends", b.name, "cannot run here, and --max-rel-error verifies plans by running them");
+      throw UserError::option("backends", b.name, "cannot run here, and an accuracy budget verifies plans by running them");
 
   const std::set<std::string> reduced(reduced_names.begin(), reduced_names.end());
   const PlanErrorCheck check(graph, budget);
@@ -154,8 +155,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     for (const BackendSpec& b : backends)
       if (!reduced.count(b.name)) fp32.push_back(b);
     if (fp32.empty())
-      throw UserError("--max-rel-error", format_plan_number(E),
-                      "no plan of the reduced-precision backends meets it and --backends has no fp32 one to fall back on");
+      throw UserError::option("max_rel_error", format_plan_number(E),
+                      "no plan of the reduced-precision backends meets it and the backends have no fp32 one to fall back on");
     PartitionOptions fo = po;
     fo.allow = nullptr;
     Round r{partition_graph(graph, fp32, model, fo), 0.0, 0.0, 0.0};

@@ -71,12 +71,12 @@ std::vector<HostTensor> model_inputs(const Graph& graph, uint64_t seed,
       continue;
     }
     if (!(it->second.type == v.type))
-      throw UserError("--input", v.name, "has type " + to_string(it->second.type) + ", the model expects " +
+      throw UserError::option("input", v.name, "has type " + to_string(it->second.type) + ", the model expects " +
                                              to_string(v.type));
     out.push_back(it->second);
   }
   for (const auto& [name, t] : given)
-    if (!names.count(name)) throw UserError("--input", name, "the model has no input of that name");
+    if (!names.count(name)) throw UserError::option("input", name, "the model has no input of that name");
   return out;
 }
 

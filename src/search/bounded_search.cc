@@ -60,8 +60,8 @@ SearchResult bounded_collage_search(const SearchProblem& problem, const CollageO
   }
   if (!answer.found) {
     if (!options.allowed.empty())
-      throw UserError("--search-memory", std::to_string(options.memory_budget >> 20) + " MB",
-                      "the search under this accuracy budget needs more memory; raise --search-memory");
+      throw UserError::option("search_memory", std::to_string(options.memory_budget >> 20) + " MB",
+                      "the search under this accuracy budget needs more memory than search_memory allows");
     answer = greedy_search(problem, backend_order);
     add(answer.stats);
     fallback = "greedy";

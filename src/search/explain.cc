@@ -6,6 +6,7 @@
 #include "search/collage_search.h"
 #include "search/cost_display.h"
 #include "support/plural.h"
+#include "search/search_kind.h"
 
 namespace tessera {
 namespace {
@@ -78,12 +79,12 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   if (plan.optimality)
     o << "not proven (the exact search passed its " << (bound.memory_budget >> 20) << " MB; " << plan.optimality->fallback
       << " fallback), lower bound " << cost(plan.optimality->lower_bound) << ", gap " << cost(plan.optimality->gap);
-  else if (plan.search == "collage" || plan.search == "exhaustive")
+  else if (std::optional<SearchKind> kind = SearchKind::parse(plan.search); kind && kind->exact())
     o << "proven optimal under these costs";
-  else if (plan.search.rfind("single:", 0) == 0)
-    o << "proven optimal among the plans --search " << plan.search << " allows";
+  else if (kind && kind->kind == SearchKind::Kind::single)
+    o << "proven optimal among the plans the search " << plan.search << " allows";
   else
-    o << "none claimed (--search " << plan.search << ")";
+    o << "none claimed (search " << plan.search << ")";
   o << "; the last search held about " << (outcome.search.stats.peak_bytes + (1 << 19)) / (1 << 20) << " MB\n";
   o << "time: enumerate " << s.enumerate_ms << " ms, estimate " << s.estimate_ms << " ms, search " << s.search_ms
     << " ms, coalesce " << s.coalesce_ms << " ms\n";

@@ -24,6 +24,7 @@
 #include "tessera/error.h"
 #include "ir/structural_hash.h"
 #include "tessera/sub_graph.h"
+#include "search/search_kind.h"
 
 namespace tessera {
 namespace {
@@ -121,28 +122,28 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
 
 SearchResult run_search(const SearchProblem& problem, const std::vector<BackendSpec>& backends,
                         const std::vector<std::string>& backend_order, const PartitionOptions& options) {
-  const std::string& search = options.search;
-  if (options.allow && search != "collage")
-    throw UserError("--search", search, "an accuracy budget (--max-rel-error) needs --search collage");
+  const SearchKind search = SearchKind::parse_or_throw(options.search);
+  if (options.allow && search.kind != SearchKind::Kind::collage)
+    throw UserError::option("search", options.search, "an accuracy budget (max_rel_error) needs the collage search");
   const size_t budget = options.search_memory ? options.search_memory : default_search_memory();
-  if (search == "collage") {
+  if (search.kind == SearchKind::Kind::collage) {
     CollageOptions collage;
     collage.memory_budget = budget;
     if (options.allow) collage.allowed = options.allow(problem);
     return bounded_collage_search(problem, collage, backend_order);
   }
-  if (search == "greedy") return greedy_search(problem, backend_order);
-  if (search == "exhaustive") {
+  if (search.kind == SearchKind::Kind::greedy) return greedy_search(problem, backend_order);
+  if (search.kind == SearchKind::Kind::exhaustive) {
     if (problem.num_nodes() > options.exhaustive_max_nodes)
-      throw UserError("--search", "exhaustive", std::to_string(problem.num_nodes()) +
+      throw UserError::option("search", "exhaustive", std::to_string(problem.num_nodes()) +
                                                     " nodes; exhaustive search takes at most " +
                                                     std::to_string(options.exhaustive_max_nodes));
     ExhaustiveResult r = exhaustive_search(problem);
-    if (!r.complete) throw UserError("--search", "exhaustive", "too many covers to enumerate; use collage");
+    if (!r.complete) throw UserError::option("search", "exhaustive", "too many covers to enumerate; use collage");
     return std::move(r.result);
   }
-  std::string target = search.substr(7);
-  if (!find_spec(backends, target)) throw UserError("--search", search, "backend '" + target + "' is not in --backends");
+  const std::string& target = search.backend;
+  if (!find_spec(backends, target)) throw UserError::option("search", options.search, "backend '" + target + "' is not among the backends");
   std::string fallback;
   for (const BackendSpec& b : backends)
     if (b.all_ops && b.name != target && fallback.empty()) fallback = b.name;
@@ -152,17 +153,10 @@ SearchResult run_search(const SearchProblem& problem, const std::vector<BackendS
 
 }  // namespace
 
-bool is_search_name(const std::string& name) {
-  return name == "collage" || name == "greedy" || name == "exhaustive" ||
-         (name.rfind("single:", 0) == 0 && name.size() > 7);
-}
-
 PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSpec>& backends,
                                  const CostModel& model, const PartitionOptions& options) {
-  if (!is_search_name(options.search))
-    throw UserError("--search", "", "unknown search '" + options.search +
-                                        "' (expected collage, greedy, exhaustive or single:<backend>)");
-  if (backends.empty()) throw UserError("--backends", "", "no backends given");
+  SearchKind::parse_or_throw(options.search);
+  if (backends.empty()) throw UserError::option("backends", "", "no backends given");
   PartitionOutcome out;
   Plan& plan = out.plan;
   plan.model = options.model_path;
@@ -200,7 +194,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   for (const Candidate& c : candidates) proposed |= c.inside();
   if (const int v = proposed.first_unset(); v < index.size())
     throw UserError(options.model_path, "node '" + graph.node(v).name + "'",
-                    "no backend in --backends can take op " + graph.node(v).op);
+                    "no backend given can take op " + graph.node(v).op);
 
   // Functions and costs.
   t0 = std::chrono::steady_clock::now();
@@ -236,7 +230,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   for (int v = 0; v < index.size(); ++v) {
     if (!problem.by_node[size_t(v)].empty()) continue;
     const Node& node = graph.node(v);
-    std::string why = "no backend in --backends can take op " + node.op;
+    std::string why = "no backend given can take op " + node.op;
     for (size_t c = 0; c < problem.candidates.size(); ++c)
       if (problem.candidates[c].inside().contains(v) && !problem.costs[c].is_value()) {
         why = "no backend can take op " + node.op + " (" + problem.candidates[c].backend + ": " +
@@ -253,11 +247,11 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   plan.stats.states_pushed = out.search.stats.pushed;
   plan.stats.states_popped = out.search.stats.popped;
   if (!out.search.found)
-    throw UserError(options.model_path, "", "no acyclic plan covers every node with --backends " + [&] {
+    throw UserError(options.model_path, "", "no acyclic plan covers every node with backends " + [&] {
       std::string s;
       for (const std::string& b : out.backend_order) s += (s.empty() ? "" : ",") + b;
       return s;
-    }() + " and --search " + options.search);
+    }() + " and search " + options.search);
 
   // Partitions.
   t0 = std::chrono::steady_clock::now();
@@ -314,7 +308,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", plan.total_cost.number() > 0 ? 100.0 * gap / plan.total_cost.number() : 0.0);
     out.limits.push_back("search: the exact search needs more than " + std::to_string(bound.memory_budget >> 20) +
-                         " MB (--search-memory); fell back to the " + bound.fallback +
+                         " MB (search_memory); fell back to the " + bound.fallback +
                          " search: the plan is not proven optimal, its total is within " +
                          display_cost(plan.optimality->gap, plan.cost_model) + " (" + share + ") of a lower bound");
   }

@@ -71,7 +71,4 @@ struct PartitionOutcome {
 PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSpec>& backends,
                                  const CostModel& model, const PartitionOptions& options);
 
-// The --search syntax: true for collage, greedy, exhaustive, single:<name> (name non-empty).
-bool is_search_name(const std::string& name);
-
 }  // namespace tessera

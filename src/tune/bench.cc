@@ -30,7 +30,7 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
       if (options.on_plan) options.on_plan(i, plan);
       row.chosen = plan.verified_choice;
       if (plan.accuracy) row.rel_error = plan.accuracy->verified_error;
-      if (cost_model.name() != "mock" && plan.total_cost.is_value()) row.predicted_ms = plan.total_cost.number() * 1e3;
+      if (cost_model.prices_in_seconds() && plan.total_cost.is_value()) row.predicted_ms = plan.total_cost.number() * 1e3;
       auto [it, fresh] = by_assignment.emplace(plan_assignment(plan), executors.size());
       if (fresh) executors.push_back(std::make_unique<Executor>(graph, plan));
       runs_on[i] = it->second;

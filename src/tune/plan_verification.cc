@@ -13,6 +13,7 @@
 #include "tessera/error.h"
 #include "runtime/in_plan_prices.h"
 #include "runtime/verified_choice.h"
+#include "search/search_kind.h"
 
 namespace tessera {
 
@@ -126,7 +127,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
     PartitionOptions single = options;
-    single.search = "single:" + b.name;
+    single.search = SearchKind::single_backend(b.name).name();
     single.allow = nullptr;
     Plan plan;
     try {
@@ -159,7 +160,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
 void verify_plan(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                  const PartitionOptions& options, PartitionOutcome& outcome, CostDatabase* database, bool may_measure,
                  const AccuracyBudget& budget, TuneRecord& record) {
-  if (options.search != "collage") return;
+  if (SearchKind::parse_or_throw(options.search).kind != SearchKind::Kind::collage) return;
   choose_verified(graph, backends, model, options, outcome, database, may_measure, budget, record);
   InPlanOptions in_plan;
   in_plan.may_measure = may_measure;

@@ -6,9 +6,11 @@
 #include <utility>
 
 #include "runtime/budgeted_partition.h"
+#include "cost_models/measure/measured_cost_model.h"
 #include "search/partitioner.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tune/plan_verification.h"
+#include "search/search_kind.h"
 
 namespace tessera {
 
@@ -61,12 +63,15 @@ std::vector<std::string> describe_record(const TunedPlan& tuned) {
 }
 
 std::vector<std::string> backends_for_search(std::vector<std::string> names, const std::string& search) {
-  const std::string single = "single:";
-  if (search.rfind(single, 0) == 0) {
-    std::string target = search.substr(single.size());
-    if (std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
-  }
+  std::optional<SearchKind> kind = SearchKind::parse(search);
+  if (kind && kind->kind == SearchKind::Kind::single &&
+      std::find(names.begin(), names.end(), kind->backend) == names.end())
+    names.push_back(kind->backend);
   return names;
+}
+
+std::unique_ptr<CostModel> make_tuning_cost_model(std::string_view spec, int threads) {
+  return make_cost_model(spec, measure_cost_model_options(threads));
 }
 
 std::string default_cost_spec(const std::vector<BackendSpec>& backends) {

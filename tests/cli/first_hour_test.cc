@@ -52,6 +52,16 @@ TEST_CASE("bench: a misspelt backend in --combos is a usage error, not a row of 
   CHECK(p.out.empty());
 }
 
+TEST_CASE("a library option error is spelt as the CLI's flag") {
+  Process p = cli("partition data/models/conv_block.json --backends ref,onedn --cost roofline");
+  INFO(p.out << p.err);
+  CHECK(p.exit_code == 2);
+  CHECK(p.err.rfind("tessera: --backends: unknown backend 'onedn'", 0) == 0);
+  Process s = cli("partition data/models/conv_block.json --backends ref --search fastest --cost roofline");
+  CHECK(s.exit_code == 2);
+  CHECK(s.err.rfind("tessera: --search: unknown search 'fastest'", 0) == 0);
+}
+
 TEST_CASE("--input-shape: a zero dimension is refused like a negative one") {
   for (const std::string shape : {"x=0x16", "x=1x0", "x=-1x16"}) {
     Process p = cli("info " + kMlp + " --input-shape " + shape);

@@ -43,8 +43,8 @@ BackendSpec builtin_backend_spec(const std::string& name) {
   if (!text) {
     std::string known;
     for (const auto& n : builtin_backend_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UserError("--backends", "", "unknown backend '" + name + "' (built-in: " + known +
-                                          "; others need --backend-spec FILE)");
+    throw UserError::option("backends", "", "unknown backend '" + name + "' (built-in: " + known +
+                                          "; others need a backend spec file)");
   }
   BackendSpec spec = parse_backend_spec(text, "<builtin>/" + name + ".json");
   TESSERA_CHECK(spec.name == name, "built-in spec " + name + ".json names another backend");
@@ -60,7 +60,7 @@ std::vector<std::string> split_backend_list(const std::string& text) {
     size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
     item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
     if (item.empty())
-      throw UserError("--backends", "", "empty backend name in \"" + text + "\" (expected a,b,c)");
+      throw UserError::option("backends", "", "empty backend name in \"" + text + "\" (expected a,b,c)");
     out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -77,11 +77,11 @@ std::vector<BackendSpec> resolve_backends(const std::vector<std::string>& names,
     if (!fresh)
       throw UserError(file, "name", "backend \"" + spec.name + "\" is also defined by " + it->second.source);
   }
-  if (names.empty()) throw UserError("--backends", "", "no backend given (expected a,b,c)");
+  if (names.empty()) throw UserError::option("backends", "", "no backend given (expected a,b,c)");
   std::vector<BackendSpec> out;
   for (const auto& name : names) {
     for (const auto& done : out)
-      if (done.name == name) throw UserError("--backends", "", "backend '" + name + "' is listed twice");
+      if (done.name == name) throw UserError::option("backends", "", "backend '" + name + "' is listed twice");
     auto it = from_files.find(name);
     out.push_back(it != from_files.end() ? it->second : builtin_backend_spec(name));
   }

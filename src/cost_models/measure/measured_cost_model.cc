@@ -67,7 +67,7 @@ void MeasuredCostModel::check_backends_impl(const std::vector<BackendRef>& backe
     } catch (const std::exception& e) {
       std::string names;
       for (const std::string& n : backend_compiler_names()) names += (names.empty() ? "" : ", ") + n;
-      throw UserError("--backends", b.name,
+      throw UserError::option("backends", b.name,
                       "cannot be measured: no compiler for it in this build (backends that run here: " + names + ")");
     }
   }
@@ -151,7 +151,7 @@ CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
 
 MeasureOptions parse_measure_options(std::string_view arg, MeasureOptions o) {
   auto fail = [&](const std::string& what) -> UserError {
-    return UserError("--cost", "measure:" + std::string(arg), what);
+    return UserError::option("cost", "measure:" + std::string(arg), what);
   };
   size_t pos = 0;
   while (pos < arg.size()) {
