@@ -1,6 +1,7 @@
 // Bench rows: plans, predicted costs, latencies raced together (see bench.h).
 #include "tune/bench.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,7 +26,13 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     row.backends = combos[i];
     try {
       const std::vector<BackendSpec> specs = resolve_backends(combos[i], {});
-      TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, options.tune);
+      // A --forbid of a backend the combination lacks holds already; a --pin onto one makes the
+      // combination impossible (tune_graph refuses it: the row's error).
+      TuneOptions tune = options.tune;
+      std::erase_if(tune.steering, [&](const SteeringRule& r) {
+        return r.kind == SteeringRule::Kind::forbid && std::find(combos[i].begin(), combos[i].end(), r.backend) == combos[i].end();
+      });
+      TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, tune);
       const Plan& plan = tuned.plan;
       if (options.on_plan) options.on_plan(i, plan);
       row.chosen = plan.verified_choice;

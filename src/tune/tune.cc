@@ -8,6 +8,8 @@
 #include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
 #include "tessera/backend_compiler.h"
+#include "tessera/machine.h"
+#include "tessera/steering.h"
 #include "tune/plan_verification.h"
 
 namespace tessera {
@@ -22,6 +24,7 @@ TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backend
   po.coalesce = options.coalesce;
   po.search_memory = options.search_memory;
   po.measure_wholes = model.measures();   // measured_wholes.h: coalesced functions priced as they run
+  po.steering = Steering::resolve(graph, backends, options.steering, options.model_path);
 
   // Search, within the accuracy budget (budgeted_partition.h; E = 0: partition_graph on fp32 backends).
   auto outcome = std::make_shared<PartitionOutcome>(partition_within_budget(graph, backends, model, po, options.budget));
@@ -33,6 +36,7 @@ TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backend
     if (options.may_measure) set_compute_threads(options.threads);
     verify_plan(graph, backends, model, po, *outcome, database, options.may_measure, options.budget, tuned.record);
   }
+  if (model.measures()) outcome->plan.tuned_on = PlanMachine{options.threads, cpu_model_name(), machine_fingerprint()};
   tuned.plan = outcome->plan;
   tuned.search = std::move(outcome);
   return tuned;
