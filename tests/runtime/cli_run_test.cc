@@ -198,6 +198,44 @@ TEST_CASE("after tune, partition --backends ref,X --cost measure weighs X's plan
   }
 }
 
+TEST_CASE("tessera run refuses an edited plan: unknown backend, a node its backend cannot take; --allow-fallback") {
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref,onednn --cost roofline --plan " + plan).exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(read_file(plan));
+  j["partitions"][0]["backend"] = "onednnn";
+  write_file(dir.file("typo.json"), j.dump());
+  Process typo = tessera_cli("run" + kMlp + " --plan " + dir.file("typo.json"));
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("typo.json: partitions[0].backend: unknown backend 'onednnn' (backends that run here: "));
+  CHECK(std::count(typo.err.begin(), typo.err.end(), '\n') == 1);
+  j["partitions"][0]["backend"] = "blas";   // blas takes no Relu
+  write_file(dir.file("moved.json"), j.dump());
+  Process moved = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json"));
+  CHECK(moved.exit_code == 2);
+  CHECK_THAT(moved.err, Catch::Contains("node 'relu0' cannot run on blas"));
+  Process allowed = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json") + " --allow-fallback --check --repeat 1");
+  INFO(allowed.err);
+  CHECK(allowed.exit_code == 0);
+  CHECK_THAT(allowed.err, Catch::Contains("warning: partitions[0]: node 'relu0' cannot run on blas"));
+}
+
+TEST_CASE("tessera run warns once when the plan was tuned at another thread count") {
+  TempDir dir;
+  const nlohmann::json plan = tune_conv_block(dir.file("costs.db"), dir.file("plan.json"));
+  REQUIRE(plan.contains("tuned_on"));
+  CHECK(plan["tuned_on"]["threads"] == 1);
+  Process same = tessera_cli("run data/models/conv_block.json --repeat 1 --plan " + dir.file("plan.json"));
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.find("was tuned at") == std::string::npos);
+  Process other = tessera_cli("run data/models/conv_block.json --repeat 1 --threads 2 --plan " + dir.file("plan.json"));
+  CHECK(other.exit_code == 0);
+  size_t warnings = 0;
+  for (size_t at = other.err.find("was tuned at"); at != std::string::npos; at = other.err.find("was tuned at", at + 1)) ++warnings;
+  CHECK(warnings == 1);
+  CHECK_THAT(other.err, Catch::Contains("the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 2 threads"));
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
