@@ -229,6 +229,7 @@ void run_tune(const TuneArgs& a) {
     }
     const AccuracyBudget budget = a.accuracy.budget();
     const std::vector<SteeringRule> steering = a.steering.rules();
+    for (size_t m = 0; m < graphs.size(); ++m) Steering::resolve(graphs[m], backends, steering, a.models[m]);   // fail early
     std::vector<std::vector<WhyQuery>> why(graphs.size());   // per model; checked before anything is measured
     for (const std::string& w : a.steering.why) {
       bool found = false;

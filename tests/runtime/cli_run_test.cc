@@ -236,6 +236,22 @@ TEST_CASE("tessera run warns once when the plan was tuned at another thread coun
   CHECK_THAT(other.err, Catch::Contains("the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 2 threads"));
 }
 
+TEST_CASE("tessera tune --pin: a mistake is exit 2 before anything is measured; --why explains the tuned plan") {
+  TempDir dir;
+  const std::string db = dir.file("costs.db");
+  const std::string tune = "tune data/models/conv_block.json --backends ref,onednn,eigen --budget-ms 2 --repeat 5 --cache " + db;
+  Process bad = tessera_cli(tune + " --pin 'relu*=onednnn'");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--pin relu*=onednnn: backend 'onednnn' is not in --backends"));
+  CHECK_FALSE(std::filesystem::exists(db));   // not even opened: nothing was measured
+  Process why = tessera_cli(tune + " --pin 'relu*=eigen' --why relu0 --plan " + dir.file("plan.json"));
+  INFO(why.err);
+  REQUIRE(why.exit_code == 0);
+  CHECK_THAT(why.out, Catch::Contains("node 'relu0' (Relu) runs on eigen"));
+  CHECK_THAT(why.out, Catch::Contains("onednn     no candidate: pinned to eigen by --pin relu*=eigen"));
+  CHECK_THAT(read_file(dir.file("plan.json")), Catch::Contains("\"steering\": [\n  {\"kind\": \"pin\", \"selector\": \"relu*\""));
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
