@@ -555,6 +555,21 @@ Plan read_plan_file(const std::string& path, const Graph& graph) {
   return plan_from_json(j, path, graph);
 }
 
+std::vector<std::pair<std::string, Shape>> read_plan_input_shapes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    const nlohmann::json j = nlohmann::json::parse(ss.str());
+    Plan plan;
+    if (j.is_object()) read_binding(j, path, plan);
+    return plan.input_shapes;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
   std::string text = plan_to_json_text(plan, graph, options);
   std::filesystem::path out(path);

@@ -207,6 +207,11 @@ void check_plan_binding(const Plan& plan, const Graph& graph, const std::string&
 // there is none. Reading a plan file refuses such a plan; so does a Session given one in memory.
 std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph);
 
+// The "input_shapes" a plan file records, read without a model (to bind a model's symbolic
+// dimensions before the plan is read against it); empty when the file has none or cannot be read
+// (read_plan_file then says what is wrong).
+std::vector<std::pair<std::string, Shape>> read_plan_input_shapes(const std::string& path);
+
 // The JSON text (ends with a newline). Node names come from `graph`.
 std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});
 nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});

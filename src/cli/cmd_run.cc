@@ -103,7 +103,8 @@ void run_run(const RunArgs& a) {
   if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
   if (a.threads < 1) throw UserError("--threads", "", "must be >= 1");
   set_compute_threads(a.threads);
-  Graph graph = a.model.load();
+  // Symbolic dimensions the user does not bind take the shapes the plan was made for.
+  Graph graph = a.model.load_for_plan(read_plan_input_shapes(a.plan_path));
   Plan plan = read_plan_file(a.plan_path, graph);
   // An edited or foreign plan: backends this build runs, nodes they take (plan_backends.h).
   for (const std::string& note : check_plan_backends(plan, graph, a.plan_path, a.allow_fallback))
