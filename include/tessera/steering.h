@@ -8,7 +8,7 @@
 //
 //   --backends ref,onednn --pin /fc/Gemm=ref --forbid op:Relu=onednn
 //   before: onednn{Conv,Relu} onednn{Gemm} onednn{Relu} ref{Conv} ref{Relu} ref{Gemm} ...
-//   after:  ref{Conv} ref{Relu} ref{Gemm} onednn{Conv} ...   (nothing else touches Gemm or Relu)
+//   after:  onednn{Conv} ref{Conv} ref{Relu} ref{Gemm}       (onednn keeps nothing holding Gemm or Relu)
 //
 // Why a filter on candidates and not a penalty in the search: a candidate that is never proposed
 // is never extracted, hashed or measured (tune measures only what steering leaves), the search
