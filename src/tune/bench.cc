@@ -27,11 +27,13 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     try {
       const std::vector<BackendSpec> specs = resolve_backends(combos[i], {});
       // A --forbid of a backend the combination lacks holds already; a --pin onto one makes the
-      // combination impossible (tune_graph refuses it: the row's error).
+      // combination impossible: the row's error.
       TuneOptions tune = options.tune;
-      std::erase_if(tune.steering, [&](const SteeringRule& r) {
-        return r.kind == SteeringRule::Kind::forbid && std::find(combos[i].begin(), combos[i].end(), r.backend) == combos[i].end();
-      });
+      auto lacks = [&](const SteeringRule& r) { return std::find(combos[i].begin(), combos[i].end(), r.backend) == combos[i].end(); };
+      for (const SteeringRule& r : tune.steering)
+        if (r.kind == SteeringRule::Kind::pin && lacks(r))
+          throw UserError(options.tune.model_path, "--pin " + r.text(), r.backend + " is not in this combination");
+      std::erase_if(tune.steering, lacks);
       TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, tune);
       const Plan& plan = tuned.plan;
       if (options.on_plan) options.on_plan(i, plan);

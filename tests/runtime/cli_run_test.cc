@@ -252,6 +252,22 @@ TEST_CASE("tessera tune --pin: a mistake is exit 2 before anything is measured; 
   CHECK_THAT(read_file(dir.file("plan.json")), Catch::Contains("\"steering\": [\n  {\"kind\": \"pin\", \"selector\": \"relu*\""));
 }
 
+TEST_CASE("tessera bench --pin/--forbid: every combination obeys; one without the pinned backend is a row error") {
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn ref,eigen --cost roofline --repeat 2 "
+                          "--pin relu0=onednn --forbid conv1=eigen --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["error"] == "data/models/conv_block.json: --pin relu0=onednn: onednn is not in this combination");
+  CHECK_FALSE(rows[1].contains("error"));
+  CHECK(rows[1]["measured_ms"].is_number());
+  CHECK(rows[2]["error"].get<std::string>().find("onednn is not in this combination") != std::string::npos);
+  Process bad = tessera_cli("bench data/models/conv_block.json --combos ref,onednn --cost roofline --pin relu0=onednnn");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("backend 'onednnn' is not in --backends"));
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.
