@@ -49,6 +49,19 @@ class SteeringTest(unittest.TestCase):
             with open(path) as f:
                 self.assertEqual(plan.to_json(), f.read())
 
+    def test_tune_obeys_a_pin_in_its_race_and_records_where_it_was_tuned(self):
+        model = tessera.Model(CONV)
+        with tempfile.TemporaryDirectory() as d:
+            plan = tessera.tune(model, backends=["ref", "onednn", "eigen"], cache=os.path.join(d, "costs.db"),
+                                pin="op:Relu=eigen")
+        self.assertEqual({n: b for n, b in backend_of(plan).items() if n.startswith("relu")},
+                         {"relu0": "eigen", "relu1": "eigen"})
+        self.assertEqual(plan.json["tuned_on"]["threads"], 1)
+        # single:onednn would put the Relus on onednn or ref: it was not raced.
+        raced = plan.json["verified"]["latency_ms"]
+        self.assertIn("single:eigen", raced)
+        self.assertNotIn("single:onednn", raced)
+
     def test_steering_mistakes_are_tessera_errors(self):
         model = tessera.Model(CONV)
         for kwargs, needle in (({"pin": "nosuch=eigen"}, "matches no node"),
