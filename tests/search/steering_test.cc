@@ -130,7 +130,7 @@ TEST_CASE("partition --pin/--forbid as a process: the plan obeys, mistakes exit 
   Process explained = run_command(base + " --forbid op:Relu=byoc --explain");
   CHECK(explained.exit_code == 0);
   CHECK_THAT(explained.out, Catch::Contains("steering: --forbid op:Relu=byoc  (2 nodes"));
-  for (const std::string& args : {"--pin nosuch=tvm", "--pin r0=onednnn", "--pin a=byoc", "--forbid r0", "--why nosuch"}) {
+  for (const char* args : {"--pin nosuch=tvm", "--pin r0=onednnn", "--pin a=byoc", "--forbid r0", "--why nosuch"}) {
     std::filesystem::remove(plan);
     Process r = run_command(base + " " + args + " --plan " + plan);
     INFO(args << " -> " << r.err);

@@ -70,3 +70,21 @@ TEST_CASE("partition --why as a process", "[search][cli]") {
   CHECK_THAT(r.out, Catch::Contains("node 'a' (Abs) runs on tvm"));
   CHECK_THAT(r.out, Catch::Contains("no candidate: op Abs is not in byoc's spec"));
 }
+
+TEST_CASE("--why and --pin on an op a backend takes only inside patterns that do not match here", "[search][why]") {
+  const Graph g = load_model(kWhyModel);
+  const BackendSpec pat = parse_backend_spec(
+      R"json({"format": "tessera.backend", "version": 1, "name": "pat",
+          "patterns": [{"name": "pat.add_relu", "pattern": "Relu(Add(*, *))"}]})json",
+      "pat.json");
+  const std::vector<BackendSpec> backends{builtin_backend_spec("tvm"), pat};
+  const MockCostModel model = mock_costs({{"tvm", 2.0}, {"pat", 1.0}});
+  PartitionOptions options;
+  options.model_path = kWhyModel;
+  const PartitionOutcome out = partition_graph(g, backends, model, options);
+  CHECK_THAT(explain_why(out, g, backends, Steering{}, parse_why("r0=pat", g, backends)),
+             Catch::Contains("pat        no candidate: op Relu is only inside pat's patterns (pat.add_relu), none of which matches here"));
+  options.steering = Steering::resolve(g, backends, {parse_steering_rule(SteeringRule::Kind::pin, "r0=pat")}, kWhyModel);
+  CHECK_THROWS_WITH(partition_graph(g, backends, model, options),
+                    Catch::Contains("node 'r0': pinned to pat, which proposes no candidate holding it"));
+}
