@@ -360,6 +360,10 @@ PYBIND11_MODULE(tessera, m) {
       .def_property_readonly("input_shapes", [](const PyPlan& p) { return plan_field(p, "input_shapes"); })
       .def_property_readonly("accuracy", [](const PyPlan& p) { return plan_field(p, "accuracy"); },
                              "{max_rel_error, calibration, verified_error, proxy_error, rounds}, or None (fp32 plan)")
+      .def_property_readonly("steering", [](const PyPlan& p) { return plan_field(p, "steering"); },
+                             "the pins and forbids the plan obeyed: [{kind, selector, backend, nodes}], or None")
+      .def_property_readonly("tuned_on", [](const PyPlan& p) { return plan_field(p, "tuned_on"); },
+                             "{threads, cpu, machine} of a plan priced by measurement, or None")
       .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
       .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
       .def("backends", [](const PyPlan& p) {
