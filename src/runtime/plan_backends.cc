@@ -27,6 +27,7 @@ std::vector<std::string> check_plan_backends(const Plan& plan, const Graph& grap
                                                       "backends that run here: " + known + ")");
       throw UserError(file, place + ".backend", "unknown backend '" + p.backend + "' (backends that run here: " + known + ")");
     }
+    if (!is_builtin_backend(p.backend)) continue;   // a compiler without a spec: it judges its nodes itself
     const BackendSpec spec = builtin_backend_spec(p.backend);
     p.nodes.for_each([&](int n) {
       const std::optional<std::string> why = spec_refuses(spec, graph, NodeId(n));
