@@ -1,11 +1,11 @@
-#include "model_options.h"
+#include "cli/model_options.h"
 
 #include <cstdio>
 
-#include "cli_output.h"
+#include "cli/cli_output.h"
 #include "tessera/error.h"
-#include "tessera/import_warnings.h"
-#include "tessera/text.h"
+#include "frontend/import_warnings.h"
+#include "support/text.h"
 
 namespace tessera::cli {
 

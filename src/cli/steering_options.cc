@@ -1,6 +1,6 @@
-#include "steering_options.h"
+#include "cli/steering_options.h"
 
-#include "tessera/steering.h"
+#include "search/steering.h"
 
 namespace tessera::cli {
 

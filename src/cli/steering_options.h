@@ -1,6 +1,6 @@
 // The steering options shared by partition, tune and bench: --pin SELECTOR=BACKEND and --forbid
-// SELECTOR=BACKEND, repeatable (include/tessera/steering.h has the meaning), and --why
-// NODE[=BACKEND] on partition and tune (search/why_not.h).
+// SELECTOR=BACKEND, repeatable (src/search/steering.h has the meaning), and --why
+// NODE[=BACKEND] on partition and tune (src/search/why_not.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

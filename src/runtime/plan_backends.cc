@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/backend_spec.h"
 #include "tessera/error.h"
-#include "tessera/machine.h"
-#include "tessera/steering.h"
+#include "cost_models/machine.h"
+#include "search/steering.h"
 
 namespace tessera {
 

@@ -7,9 +7,9 @@
 
 #include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
-#include "tessera/backend_compiler.h"
-#include "tessera/machine.h"
-#include "tessera/steering.h"
+#include "backends/compilers/backend_compiler.h"
+#include "cost_models/machine.h"
+#include "search/steering.h"
 #include "tune/plan_verification.h"
 
 namespace tessera {

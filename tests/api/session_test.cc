@@ -10,7 +10,7 @@
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
-#include "tessera/machine.h"
+#include "cost_models/machine.h"
 #include "tessera/session.h"
 
 using namespace tessera;

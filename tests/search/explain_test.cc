@@ -1,9 +1,9 @@
-// --explain (search/explain.h): the steering a plan obeyed, and whether the end-to-end race kept
+// --explain (src/search/explain.h): the steering a plan obeyed, and whether the end-to-end race kept
 // the search's plan or overrode it.
 #include <catch2/catch.hpp>
 
 #include "search/explain.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "tessera/model_loader.h"
 
 using namespace tessera;

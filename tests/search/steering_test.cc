@@ -1,4 +1,4 @@
-// Steering (include/tessera/steering.h): --pin / --forbid drop candidates before pricing, the search
+// Steering (src/search/steering.h): --pin / --forbid drop candidates before pricing, the search
 // stays exact over what is left, mistakes are user errors before anything is priced, and the plan
 // records the rules. collage_chain: r0=Relu -> a=Abs -> r1=Relu, out=Add(a, r1); byoc takes Relu
 // and Add only (patterns), tvm every op.
@@ -7,13 +7,13 @@
 #include <filesystem>
 
 #include "search/exhaustive_search.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "support/files.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
-#include "tessera/steering.h"
+#include "search/steering.h"
 
 using namespace tessera;
 using namespace tessera::testing;

@@ -1,13 +1,13 @@
-// --why NODE[=BACKEND] (search/why_not.h): per backend the reason it has no candidate, or its best
+// --why NODE[=BACKEND] (src/search/why_not.h): per backend the reason it has no candidate, or its best
 // candidate and the exact extra cost of the cheapest plan that puts the node there, checked against
 // a search run with the node pinned there. collage_chain: r0=Relu -> a=Abs -> r1=Relu,
 // out=Add(a, r1); mock costs tvm 2 per op, byoc 1 per op (decay 0.9).
 #include <catch2/catch.hpp>
 
 #include "search/why_not.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "support/subprocess.h"
-#include "tessera/cost_display.h"
+#include "search/cost_display.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 
