@@ -77,7 +77,12 @@ py::array as_input_array(const py::handle& value, const TensorInfo& input, const
   py::object a = np.attr("asarray")(value);
   py::object dtype = a.attr("dtype");
   if (!dtype.equal(target)) {
-    if (!np.attr("can_cast")(dtype, target, "same_kind").cast<bool>())
+    // Converted only from a wider dtype of the same kind (float64 for float32: numpy's default);
+    // an int, bool or float16 array for a float32 input is most likely the wrong array, and
+    // numpy's "same_kind" would have let every one of them through.
+    const bool same_kind = dtype.attr("kind").equal(target.attr("kind"));
+    const bool wider = dtype.attr("itemsize").cast<int>() >= target.attr("itemsize").cast<int>();
+    if (!same_kind || !wider)
       throw UserError(file, input.name, "input has dtype " + py::str(dtype).cast<std::string>() + ", expected " +
                                             numpy_dtype_name(input.type.dtype));
     a = a.attr("astype")(target);

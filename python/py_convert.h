@@ -25,8 +25,8 @@ Shape array_shape(const py::array& a);
 std::map<std::string, Shape> parse_input_shapes(const py::object& shapes);
 
 // `value` as a C-contiguous array of the input's dtype: the array itself when it already is one
-// (no copy), else converted when numpy's "same_kind" casting allows (float64 -> float32), else a
-// UserError naming the input. The shape is checked by the session.
+// (no copy), else converted from a wider dtype of the same kind (float64 -> float32, int64 ->
+// int32), else a UserError naming the input (int32, bool, uint8 or float16 for a float32 input). The shape is checked by the session.
 py::array as_input_array(const py::handle& value, const TensorInfo& input, const std::string& file);
 // A fresh, uninitialised C-contiguous array of `type`.
 py::array new_array(const TensorType& type);

@@ -20,8 +20,8 @@
 // model or other input shapes is refused (plan.h: check_plan_binding).
 //
 // numpy: inputs are passed to the executor without a copy when they are C-contiguous and of the
-// input's dtype; another dtype of the same kind (float64 for float32) is converted, others are
-// refused. Outputs are fresh arrays the session writes into directly (owned by Python).
+// input's dtype; a wider dtype of the same kind (float64 for float32) is converted, others
+// (int32, bool, float16 for float32) are refused. Outputs are fresh arrays the session writes into directly (owned by Python).
 //
 // Errors: a UserError becomes tessera.Error with the CLI's one-line message; any other C++
 // exception too, prefixed "internal error: " as the CLI prints it. The GIL is released while
@@ -43,8 +43,10 @@
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
+#include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
 #include "tessera/session.h"
+#include "search/steering.h"
 #include "tessera/tune.h"
 #include "tune/bench.h"
 #include "search/search_kind.h"
@@ -97,11 +99,31 @@ AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::o
   return budget;
 }
 
+// pin= / forbid= (CLI: --pin, --forbid): "SELECTOR=BACKEND", a list of them, or {SELECTOR: BACKEND}.
+void add_steering(std::vector<SteeringRule>& out, SteeringRule::Kind kind, const py::object& arg) {
+  if (arg.is_none()) return;
+  if (py::isinstance<py::str>(arg)) {
+    out.push_back(parse_steering_rule(kind, arg.cast<std::string>()));
+  } else if (py::isinstance<py::dict>(arg)) {
+    for (const auto& item : arg.cast<py::dict>())
+      out.push_back(parse_steering_rule(kind, py::str(item.first).cast<std::string>() + "=" + py::str(item.second).cast<std::string>()));
+  } else {
+    for (const auto& s : arg) out.push_back(parse_steering_rule(kind, py::str(s).cast<std::string>()));
+  }
+}
+
+std::vector<SteeringRule> steering_rules(const py::object& pin, const py::object& forbid) {
+  std::vector<SteeringRule> rules;
+  add_steering(rules, SteeringRule::Kind::pin, pin);
+  add_steering(rules, SteeringRule::Kind::forbid, forbid);
+  return rules;
+}
+
 // tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it.
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
                  const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
-                 double max_rel_error, const py::object& calibration) {
+                 double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering) {
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
@@ -123,6 +145,7 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   options.coalesce = coalesce;
   options.verify = verify;
   options.budget = budget;
+  options.steering = steering;
   const TunedPlan tuned = tune_graph(model.graph(), backends, *cost_model, db.get(), options);
   return plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
 }
@@ -236,7 +259,8 @@ struct PySession {
 // (src/tune/bench.h, the CLI's code: each combination tuned as tessera.tune tunes it), on seeded inputs.
 py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
                int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
-               const py::object& calibration) {
+               const py::object& calibration, const py::object& pin, const py::object& forbid) {
+  const std::vector<SteeringRule> steering = steering_rules(pin, forbid);
   std::vector<std::vector<std::string>> lists;
   for (const auto& c : combos) lists.push_back(backend_names(py::reinterpret_borrow<py::object>(c)));
   if (lists.empty()) throw UserError("combos", "", "give at least one backend combination, e.g. [\"ref\", \"ref,onednn\"]");
@@ -260,6 +284,8 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     options.tune.search = search;
     options.tune.threads = threads;
     options.tune.coalesce = coalesce;
+    options.tune.steering = steering;
+    Steering::resolve(model.graph(), all, steering, model.path());   // before anything is measured
     options.repeat = repeat;
     options.database = db.get();
     const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
@@ -334,6 +360,10 @@ PYBIND11_MODULE(tessera, m) {
       .def_property_readonly("input_shapes", [](const PyPlan& p) { return plan_field(p, "input_shapes"); })
       .def_property_readonly("accuracy", [](const PyPlan& p) { return plan_field(p, "accuracy"); },
                              "{max_rel_error, calibration, verified_error, proxy_error, rounds}, or None (fp32 plan)")
+      .def_property_readonly("steering", [](const PyPlan& p) { return plan_field(p, "steering"); },
+                             "the pins and forbids the plan obeyed: [{kind, selector, backend, nodes}], or None")
+      .def_property_readonly("tuned_on", [](const PyPlan& p) { return plan_field(p, "tuned_on"); },
+                             "{threads, cpu, machine} of a plan priced by measurement, or None")
       .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
       .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
       .def("backends", [](const PyPlan& p) {
@@ -349,33 +379,37 @@ PYBIND11_MODULE(tessera, m) {
   m.def("partition",
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
-           bool coalesce, bool verify, double max_rel_error, const py::object& calibration) {
+           bool coalesce, bool verify, double max_rel_error, const py::object& calibration, const py::object& pin,
+           const py::object& forbid) {
           return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
-                           calibration);
+                           calibration, steering_rules(pin, forbid));
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
         py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
-        py::arg("calibration") = py::none());
+        py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none());
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
            const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
-           const py::object& calibration) {
+           const py::object& calibration, const py::object& pin, const py::object& forbid) {
           return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
-                           calibration);
+                           calibration, steering_rules(pin, forbid));
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
-        py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
+        py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none());
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
-      .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed) {
+      .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback) {
              Plan parsed = plan_from_json(plan.json, plan.source, model.graph());
+             parsed.model = plan.source;   // messages name the plan file
              SessionOptions options;
              options.threads = threads;
              options.seed = seed;
+             options.allow_fallback = allow_fallback;
              py::gil_scoped_release release;
              PySession s;
              s.session = std::make_unique<Session>(model, parsed, options);
@@ -383,7 +417,8 @@ PYBIND11_MODULE(tessera, m) {
              s.model_path = model.path();
              return s;
            }),
-           py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0)
+           py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0,
+           py::arg("allow_fallback") = false)
       .def("run", &PySession::run, py::arg("inputs"), "{input name: ndarray} -> {output name: ndarray}")
       .def("profile", &PySession::profile, py::arg("inputs") = py::none(), py::arg("repeat") = 10,
            "per call of the plan (tessera run --profile): list of {call, kernel, backend, partition, nodes, "
@@ -396,7 +431,8 @@ PYBIND11_MODULE(tessera, m) {
   m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
         "rel_error, error}; costs measured where every backend runs here", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
-        py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none());
+        py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
   m.attr("__version__") = "0.1.0";
 }

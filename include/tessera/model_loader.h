@@ -17,11 +17,20 @@
 
 namespace tessera {
 
+// An input whose symbolic dimensions no --input-shape bound, so the importer bound them to 1
+// (ONNX): per dimension its value or its symbol ("?" when unnamed).
+struct SymbolicInput {
+  std::string name;
+  std::vector<std::string> dims;
+  std::vector<bool> symbolic;
+};
+
 struct ImportOptions {
   std::map<std::string, Shape> input_shapes;              // --input-shape name=1x3x224x224
   std::function<void(const std::string&)> warn;           // null = print "warning: ..." to stderr
   bool simplify = true;                                   // ONNX: simplify_graph after import (simplify.h)
   SimplifyReport* simplified = nullptr;                   // when set, receives what simplify_graph did
+  std::vector<SymbolicInput>* symbolic = nullptr;         // when set, receives the inputs bound to 1
 };
 
 Graph load_model(const std::string& path, const ImportOptions& options = {});

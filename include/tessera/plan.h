@@ -27,7 +27,11 @@
 //    "boundaries": [{"value", "from", "to", "bytes", "cost"}],
 //    ["isolated_total_cost" at the top and "isolated_cost" in each partition: only for a plan
 //     priced in the plan (in_plan_prices.h); "cost" is then the in-plan price],
+//    ["steering": [{"kind": "pin"|"forbid", "selector", "backend", "nodes": [names]}]: only when
+//     --pin/--forbid steered the plan (steering.h); each rule with the nodes it matched],
 //    ["verified": {"chosen": "collage", "latency_ms": {"collage": 12.3, "single:onednn": 12.9}}],
+//    ["tuned_on": {"threads": 1, "cpu": "AMD EPYC", "machine": "AMD EPYC/isa-3f9c01d2"}: only for
+//     plans priced by measurement; where and at how many compute threads (machine.h)],
 //    "stats": {"candidates", "states", "search_ms", + extensions},
 //    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)]}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
@@ -64,6 +68,7 @@
 #include "tessera/cost.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
+#include "tessera/steering_rule.h"
 
 namespace tessera {
 
@@ -137,6 +142,20 @@ struct PlanOptimality {
   size_t memory_budget = 0;      // bytes the exact search was given
 };
 
+// A --pin / --forbid the plan obeyed (steering.h), with the nodes its selector matched.
+struct PlanSteering {
+  SteeringRule rule;
+  IndexSet nodes;
+};
+
+// Where a measured plan's prices come from: its choices hold at this thread count on this
+// machine (`run` warns when either differs).
+struct PlanMachine {
+  int threads = 1;
+  std::string cpu;               // cpu_model_name()
+  std::string machine;           // machine_fingerprint(): CPU model and a hash of its ISA flags
+};
+
 struct Plan {
   std::string model;             // the model path as given to the CLI
   std::string search;            // "collage", "greedy", "single:onednn", "exhaustive"
@@ -149,6 +168,8 @@ struct Plan {
   // End-to-end check against single-backend plans (verified_choice.h); empty when not done.
   std::string verified_choice;                                  // label of the plan chosen
   std::vector<std::pair<std::string, double>> verified_ms;      // (contender, latency ms), in order
+  std::vector<PlanSteering> steering;   // rules given order; empty when unsteered
+  std::optional<PlanMachine> tuned_on;  // only for plans priced by measurement
   SearchStats stats;
   // The model it was made for (see "Binding to the model" above); empty when the plan file did
   // not say (read from an older or hand-written plan).
@@ -185,6 +206,11 @@ void check_plan_binding(const Plan& plan, const Graph& graph, const std::string&
 // no order runs them), in words: "partitions[0] -> partitions[2] -> partitions[0]"; nullopt when
 // there is none. Reading a plan file refuses such a plan; so does a Session given one in memory.
 std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph);
+
+// The "input_shapes" a plan file records, read without a model (to bind a model's symbolic
+// dimensions before the plan is read against it); empty when the file has none or cannot be read
+// (read_plan_file then says what is wrong).
+std::vector<std::pair<std::string, Shape>> read_plan_input_shapes(const std::string& path);
 
 // The JSON text (ends with a newline). Node names come from `graph`.
 std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options = {});

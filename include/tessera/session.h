@@ -71,12 +71,17 @@ Plan load_plan(const std::string& path, const Model& model);
 struct SessionOptions {
   int threads = 1;     // compute threads of every backend (set_compute_threads)
   uint64_t seed = 0;   // seeded weights for constants the model file carries no data for
+  // A partition holding a node its backend's spec refuses (an edited or foreign plan) runs, its
+  // functions on ref's kernels where the backend cannot compile them, instead of a UserError.
+  bool allow_fallback = false;
 };
 
 class Session {
  public:
   // Compiles every partition of `plan` on its backend. Throws UserError when the plan records
-  // another model or other input shapes, or names a backend this build does not have.
+  // another model or other input shapes, names a backend this build does not run, or puts a node
+  // on a backend that cannot take it (unless options.allow_fallback). A plan tuned at another
+  // thread count or on another machine (Plan::tuned_on) costs one warning on stderr.
   Session(const Model& model, const Plan& plan, const SessionOptions& options = {});
   ~Session();
   Session(const Session&) = delete;

@@ -38,6 +38,7 @@
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
 #include "tessera/plan.h"
+#include "tessera/steering_rule.h"
 
 namespace tessera {
 
@@ -51,6 +52,10 @@ struct TuneOptions {
   AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
   bool verify = true;               // race the search's plan end to end (collage, measured costs)
   bool may_measure = true;          // false: race latencies and in-plan prices only looked up
+  // --pin / --forbid (steering.h): resolved against the graph and backends before anything is
+  // priced; every search of the pipeline, the race's contenders included, sees only the
+  // candidates they allow, and the plan records them.
+  std::vector<SteeringRule> steering;
 };
 
 // One contender of the end-to-end race (verified_choice.h), as it finished.
@@ -81,7 +86,9 @@ struct TunedPlan {
 
 // The pipeline above. `database` keeps what is measured and answers what was (may be null for
 // models that measure nothing). Throws UserError for bad input: an unknown search, a backend the
-// cost model cannot price, a node no backend takes, a bad accuracy budget.
+// cost model cannot price, a node no backend takes, a bad accuracy budget, steering that names
+// no node or an unknown backend or pins a node where it cannot go. A plan priced by measurement
+// records where (Plan::tuned_on: options.threads, this machine).
 TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                      CostDatabase* database, const TuneOptions& options);
 

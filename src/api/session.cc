@@ -2,6 +2,8 @@
 // importer, the plan reader and the Executor.
 #include "tessera/session.h"
 
+#include <cstdio>
+#include "runtime/plan_backends.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
 #include "runtime/executor.h"
@@ -50,6 +52,11 @@ Session::Session(const Model& model, const Plan& plan, const SessionOptions& opt
                       "the plan was read against another model (" + std::to_string(p.nodes.size()) +
                           " nodes, this model has " + std::to_string(model.graph().num_nodes()) + ")");
   }
+  const std::string file = plan.model.empty() ? std::string("plan") : plan.model;
+  for (const std::string& note : check_plan_backends(plan, model.graph(), file, options.allow_fallback))
+    std::fprintf(stderr, "tessera: warning: %s\n", note.c_str());
+  if (auto mismatch = plan_machine_mismatch(plan, options.threads, file))
+    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->c_str());
   set_compute_threads(options.threads);
   ExecutorOptions eo;
   eo.seed = options.seed;

@@ -1,6 +1,6 @@
 // tessera bench MODEL --combos "ref" "ref,onednn" ... [--cost roofline|measure|...] [--search S]
 //   [--cache DB] [--repeat N] [--threads T] [--no-coalesce] [--json] [--svg OUT.svg] [--plan-dir DIR]
-//   [--max-rel-error E] [--calibration N=F.npy]...
+//   [--max-rel-error E] [--calibration N=F.npy]... [--pin SEL=B]... [--forbid SEL=B]...
 // (docs/design.md). Per backend combination: the tuning pipeline, exactly as `tessera tune --backends
 // <combination>` runs it (tessera/tune.h: same cost database, same verdicts), then the plans'
 // executors timed together in interleaved rounds (src/tune/bench.h, which tessera.bench in Python
@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/model_options.h"
+#include "cli/steering_options.h"
 #include "search/partitioner.h"
 #include "tune/bench.h"
 #include "backends/compilers/backend_compiler.h"
@@ -33,6 +34,7 @@
 #include "runtime/latency.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
+#include "search/steering.h"
 
 namespace tessera::cli {
 namespace {
@@ -51,6 +53,7 @@ struct BenchArgs {
   std::string plan_dir;
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
+  SteeringOptions steering;
 };
 
 void run_bench(const BenchArgs& a) {
@@ -72,6 +75,10 @@ void run_bench(const BenchArgs& a) {
     for (BackendSpec& b : resolve_backends(combos.back(), {})) all.push_back(std::move(b));
   }
   Graph graph = a.model.load();
+  // Steering is checked against every backend named before anything is measured; each
+  // combination then obeys what concerns it (bench.h).
+  const std::vector<SteeringRule> steering = a.steering.rules();
+  Steering::resolve(graph, all, steering, a.model.path);
   std::vector<HostTensor> inputs = model_inputs(graph, 0);
   const std::string cost = a.cost.empty() ? default_cost_spec(all) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(std::max(1, a.threads), a.cache));
@@ -87,6 +94,7 @@ void run_bench(const BenchArgs& a) {
   options.tune.coalesce = !a.no_coalesce;
   options.tune.search_memory = a.search_memory_mb << 20;
   options.tune.budget = a.accuracy.budget();
+  options.tune.steering = steering;
   options.repeat = a.repeat;
   options.database = db.get();
   // Progress on stderr: each combination is tuned and compiled, seconds apiece, then all race.
@@ -168,6 +176,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--svg", args->svg, "write a bar chart of predicted and measured latency");
   cmd->add_option("--plan-dir", args->plan_dir, "write each combination's plan here, named <a+b+c>.json");
   args->accuracy.add_to(*cmd);
+  args->steering.add_to(*cmd);
   cmd->callback([args] { run_bench(*args); });
 }
 

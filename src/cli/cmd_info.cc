@@ -13,13 +13,24 @@
 namespace tessera::cli {
 namespace {
 
-nlohmann::json info_json(const Graph& g) {
+// Inputs whose symbolic dimensions the import bound to 1 (no --input-shape for them) carry
+// "symbolic": [{"axis", "name", "bound_to"}], so that a script sees which sizes are guesses.
+nlohmann::json info_json(const Graph& g, const std::vector<SymbolicInput>& symbolic) {
   using nlohmann::json;
   auto io = [&](const std::vector<ValueId>& ids) {
     json out = json::array();
-    for (ValueId v : ids)
-      out.push_back({{"name", g.value(v).name}, {"dtype", std::string(dtype_name(g.value(v).type.dtype))},
-                     {"shape", g.value(v).type.shape}});
+    for (ValueId v : ids) {
+      json entry{{"name", g.value(v).name}, {"dtype", std::string(dtype_name(g.value(v).type.dtype))},
+                 {"shape", g.value(v).type.shape}};
+      for (const SymbolicInput& in : symbolic) {
+        if (in.name != g.value(v).name) continue;
+        json dims = json::array();
+        for (size_t d = 0; d < in.dims.size(); ++d)
+          if (in.symbolic[d]) dims.push_back({{"axis", d}, {"name", in.dims[d]}, {"bound_to", g.value(v).type.shape[d]}});
+        entry["symbolic"] = dims;
+      }
+      out.push_back(entry);
+    }
     return out;
   };
   std::map<std::string, int> ops, kinds;
@@ -45,7 +56,15 @@ void print_info(const nlohmann::json& j) {
     std::string s;
     for (const auto& v : list) {
       Shape shape = v["shape"].get<Shape>();
-      s += "  " + v["name"].get<std::string>() + ": " + v["dtype"].get<std::string>() + " " + shape_to_string(shape) + "\n";
+      s += "  " + v["name"].get<std::string>() + ": " + v["dtype"].get<std::string>() + " " + shape_to_string(shape);
+      if (v.contains("symbolic")) {
+        std::string dims;
+        for (const auto& d : v["symbolic"])
+          dims += (dims.empty() ? "" : ", ") + d["name"].get<std::string>() + " bound to " + std::to_string(d["bound_to"].get<int64_t>());
+        s += "  (symbolic: " + dims + "; bind them with --input-shape " + v["name"].get<std::string>() + "=" +
+             shape_to_string(shape) + " and your sizes)";
+      }
+      s += "\n";
     }
     return s;
   };
@@ -77,7 +96,8 @@ void add_info_command(CLI::App& app) {
   model->add_to(*cmd);
   cmd->add_flag("--json", *as_json, "print one JSON object");
   cmd->callback([=] {
-    nlohmann::json j = info_json(model->load());
+    const Graph graph = model->load();
+    nlohmann::json j = info_json(graph, model->symbolic);
     const SimplifyReport& simplified = model->simplified;
     j["simplified"] = {{"removed", simplified.removed}, {"folded", simplified.folded}};
     if (*as_json) std::cout << j.dump(2) << "\n";

@@ -1,7 +1,7 @@
 // tessera partition MODEL --backends a,b,c [--backend-spec FILE]... [--cost MODEL]
 //   [--search collage|greedy|single:<backend>|exhaustive] [--plan OUT.json] [--emit DIR]
 //   [--cache DB] [-j N] [--no-coalesce] [--no-verify] [--explain] [--timings] [--max-rel-error E]
-//   [--calibration N=F.npy]...
+//   [--calibration N=F.npy]... [--pin SEL=B]... [--forbid SEL=B]... [--why NODE[=BACKEND]]
 // (docs/design.md). The pipeline is the tuning pipeline (tessera/tune.h): with mock or roofline costs
 // the search alone, with measured costs also the end-to-end race and in-plan prices, exactly as
 // `tessera tune` runs them. This file is option glue and output.
@@ -17,7 +17,9 @@
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/model_options.h"
+#include "cli/steering_options.h"
 #include "search/explain.h"
+#include "search/why_not.h"
 #include "search/partitioner.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/backend_spec.h"
@@ -29,6 +31,7 @@
 #include "cost_models/measure/measured_cost_model.h"
 #include "tessera/plan.h"
 #include "support/plural.h"
+#include "search/steering.h"
 #include "support/text.h"
 #include "tessera/tune.h"
 #include "search/search_kind.h"
@@ -53,6 +56,7 @@ struct PartitionArgs {
   bool no_verify = false;
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
+  SteeringOptions steering;
 };
 
 // The --emit hook: writes everything under DIR that docs/design.md lists (src/emit/emit_pipeline.h):
@@ -116,7 +120,10 @@ void run_partition(const PartitionArgs& a) {
   options.search_memory = a.search_memory_mb << 20;
   options.budget = a.accuracy.budget();
   options.verify = !a.no_verify;
+  options.steering = a.steering.rules();
   // Measured costs: tune's pipeline, end to end (the verdicts tune left in the database are reused).
+  std::vector<WhyQuery> why;   // checked before anything is measured
+  for (const std::string& w : a.steering.why) why.push_back(parse_why(w, graph, backends));
   TunedPlan tuned = tune_graph(graph, backends, *model, db.get(), options);
   print_tune_record(tuned, a.compute_threads);
   model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
@@ -129,7 +136,11 @@ void run_partition(const PartitionArgs& a) {
   }
   if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, tuned.plan, graph, json);
   if (a.explain) std::fputs(explain_plan(*tuned.search, graph).c_str(), stdout);
-  else if (a.plan_path.empty()) print_summary(tuned.plan);
+  else if (a.plan_path.empty() && why.empty()) print_summary(tuned.plan);
+  if (!why.empty()) {
+    const Steering steering = Steering::resolve(graph, backends, options.steering, a.model.path);
+    for (const WhyQuery& q : why) std::fputs(explain_why(*tuned.search, graph, backends, steering, q).c_str(), stdout);
+  }
   if (tuned.plan.accuracy) std::fprintf(stderr, "tessera: %s\n", accuracy_summary(tuned.plan).c_str());
 }
 
@@ -160,6 +171,8 @@ void add_partition_command(CLI::App& app) {
                 "measured costs: skip the end-to-end race with single-backend plans (as tune --no-verify)");
   cmd->add_flag("--explain", args->explain, "per partition its cost and next-best alternative; search statistics");
   args->accuracy.add_to(*cmd);
+  args->steering.add_to(*cmd);
+  args->steering.add_why_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
   cmd->callback([args] { run_partition(*args); });
 }

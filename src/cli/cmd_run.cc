@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/plan_backends.h"
 #include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "cli/model_options.h"
@@ -50,6 +51,7 @@ struct RunArgs {
   std::string dump_dir;
   bool profile = false;
   std::vector<std::string> against;
+  bool allow_fallback = false;
 };
 
 std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& specs) {
@@ -101,13 +103,22 @@ void run_run(const RunArgs& a) {
   if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
   if (a.threads < 1) throw UserError("--threads", "", "must be >= 1");
   set_compute_threads(a.threads);
-  Graph graph = a.model.load();
+  // Symbolic dimensions the user does not bind take the shapes the plan was made for.
+  Graph graph = a.model.load_for_plan(read_plan_input_shapes(a.plan_path));
   Plan plan = read_plan_file(a.plan_path, graph);
+  // An edited or foreign plan: backends this build runs, nodes they take (plan_backends.h).
+  for (const std::string& note : check_plan_backends(plan, graph, a.plan_path, a.allow_fallback))
+    std::fprintf(stderr, "tessera: warning: %s\n", note.c_str());
+  if (auto mismatch = plan_machine_mismatch(plan, a.threads, a.plan_path))
+    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->c_str());
   // --against's plans are read before anything runs: a bad one is a usage error at once.
   std::vector<std::pair<std::string, Plan>> against;
   if (!a.against.empty()) {
     against.emplace_back(a.plan_path, plan);
-    for (const std::string& path : a.against) against.emplace_back(path, read_plan_file(path, graph));
+    for (const std::string& path : a.against) {
+      against.emplace_back(path, read_plan_file(path, graph));
+      check_plan_backends(against.back().second, graph, path, a.allow_fallback);
+    }
   }
   std::vector<HostTensor> inputs = model_inputs(graph, a.seed, read_inputs(a.inputs));
 
@@ -208,6 +219,9 @@ void add_run_command(CLI::App& app) {
                   "another plan to race this one against in interleaved rounds, as tune does (repeatable)");
   cmd->add_flag("--profile", args->profile,
                 "per call in main: measured median beside the plan's predicted cost (with --json: a \"profile\" list)");
+  cmd->add_flag("--allow-fallback", args->allow_fallback,
+                "run a plan that puts a node on a backend whose spec refuses it (an edited plan): such partitions "
+                "run on ref's kernels where the backend cannot compile them, with a warning, instead of exit 2");
   cmd->callback([args] { run_run(*args); });
 }
 

@@ -35,7 +35,7 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 void run_show(const ShowArgs& a) {
-  Graph graph = a.model.load();
+  Graph graph = a.model.load_for_plan(read_plan_input_shapes(a.plan));
   Plan plan = read_plan_file(a.plan, graph);
   const std::string dot = plan_to_dot(graph, plan, a.model.path);
   if (!a.dot.empty()) {

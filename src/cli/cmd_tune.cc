@@ -1,7 +1,8 @@
 // tessera tune MODEL... --backends LIST [--backend-spec FILE]... [--cache DB]
 //   [--plan OUT.json | --plan-dir DIR] [--mpi] [--report R.json] [-j N] [--threads T] [--search S]
 //   [--budget-ms X] [--repeats N] [--timeout S] [--no-coalesce] [--no-verify]
-//   [--max-rel-error E] [--calibration NAME=FILE.npy]...
+//   [--max-rel-error E] [--calibration NAME=FILE.npy]... [--pin SEL=B]... [--forbid SEL=B]...
+//   [--why NODE[=BACKEND]]
 // = `partition --cost measure` with a persistent cost database (docs/design.md), for one model or
 // several sharing one database (a function two models share is measured once).
 //
@@ -45,7 +46,9 @@
 #include "cost_models/measure/measure_progress.h"
 #include "backends/compilers/backend_compiler.h"
 #include "cli/model_options.h"
+#include "cli/steering_options.h"
 #include "search/partitioner.h"
+#include "search/why_not.h"
 #include "tessera/backend_spec.h"
 #include "backends/spec/candidate_space.h"
 #include "tessera/cost_database.h"
@@ -53,6 +56,7 @@
 #include "cost_models/estimator.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "tessera/plan.h"
+#include "search/steering.h"
 #include "ir/structural_hash.h"
 #include "tessera/sub_graph.h"
 #include "cli/tune_report.h"
@@ -95,17 +99,22 @@ struct TuneArgs {
   bool no_coalesce = false;
   bool no_verify = false;
   AccuracyOptions accuracy;
+  SteeringOptions steering;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The requests the pipeline will make for one model, built the same way (candidates in
-// candidate_less order, extract_function, structural_hash), appended to `requests`. `functions`
-// owns the graphs the requests point into.
+// candidate_less order, steered, extract_function, structural_hash), appended to `requests`.
+// `functions` owns the graphs the requests point into. Steering mistakes are UserErrors here,
+// before anything is measured.
 void add_candidate_requests(const Graph& graph, const std::vector<BackendSpec>& backends, int jobs,
+                            const std::vector<SteeringRule>& steering, const std::string& model_path,
                             std::vector<Graph>& functions, std::vector<CostRequest>& requests) {
   DataflowIndex index(graph);
-  std::vector<Candidate> candidates = enumerate_candidates(index, backends, jobs).all();
+  std::vector<Candidate> candidates =
+      steer_candidates(enumerate_candidates(index, backends, jobs).all(),
+                       Steering::resolve(graph, backends, steering, model_path), graph, model_path);
   functions.assign(candidates.size(), Graph{});
   std::vector<uint64_t> hashes(candidates.size());
   tbb::task_arena arena(jobs);
@@ -219,6 +228,18 @@ void run_tune(const TuneArgs& a) {
       graphs.push_back(mo.load());
     }
     const AccuracyBudget budget = a.accuracy.budget();
+    const std::vector<SteeringRule> steering = a.steering.rules();
+    for (size_t m = 0; m < graphs.size(); ++m) Steering::resolve(graphs[m], backends, steering, a.models[m]);   // fail early
+    std::vector<std::vector<WhyQuery>> why(graphs.size());   // per model; checked before anything is measured
+    for (const std::string& w : a.steering.why) {
+      bool found = false;
+      for (size_t m = 0; m < graphs.size(); ++m)
+        if (graphs[m].find_node(w.substr(0, w.rfind('='))) != kNoNode || graphs[m].find_node(w) != kNoNode) {
+          why[m].push_back(parse_why(w, graphs[m], backends));
+          found = true;
+        }
+      if (!found) parse_why(w, graphs[0], backends);   // throws, naming the node
+    }
     std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
     std::unique_ptr<CostDatabase> db;
     if (rank0) db = CostDatabase::open(db_path);
@@ -254,7 +275,7 @@ void run_tune(const TuneArgs& a) {
     std::vector<size_t> first_request;   // model m's requests are [first_request[m], first_request[m + 1])
     for (size_t m = 0; m < graphs.size(); ++m) {
       first_request.push_back(requests.size());
-      add_candidate_requests(graphs[m], backends, a.jobs, functions[m], requests);
+      add_candidate_requests(graphs[m], backends, a.jobs, steering, a.models[m], functions[m], requests);
     }
     first_request.push_back(requests.size());
     distributed::Work work{&requests, &model, a.jobs, std::chrono::duration<double>(std::max(2.0, a.timeout_s / 2)),
@@ -320,6 +341,7 @@ void run_tune(const TuneArgs& a) {
       to.search_memory = a.search_memory_mb << 20;
       to.budget = budget;
       to.verify = !a.no_verify;
+      to.steering = steering;
       const TunedPlan tuned = tune_graph(graphs[m], backends, model, db.get(), to);
       print_tune_record(tuned, a.threads);
       if (!plans[m].empty()) {
@@ -339,6 +361,10 @@ void run_tune(const TuneArgs& a) {
       for (const auto& [backend, n] : per_backend)
         std::printf("  %-8s %14s\n", backend.c_str(), count_of(size_t(n), "partition").c_str());
       if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
+      if (!why[m].empty()) {
+        const Steering resolved = Steering::resolve(graphs[m], backends, steering, a.models[m]);
+        for (const WhyQuery& q : why[m]) std::fputs(explain_why(*tuned.search, graphs[m], backends, resolved, q).c_str(), stdout);
+      }
     }
     report.measured_per_rank[0] += model.stats().measured - before;
     report.wall_s = seconds_since(t0);
@@ -387,6 +413,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--no-verify", args->no_verify,
                 "skip the end-to-end comparison with single-backend plans (the search's plan is returned as is)");
   args->accuracy.add_to(*cmd);
+  args->steering.add_to(*cmd);
+  args->steering.add_why_to(*cmd);
   cmd->callback([args] { run_tune(*args); });
 }
 

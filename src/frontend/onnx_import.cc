@@ -39,11 +39,7 @@ Attribute attribute_from_onnx(const onnx::AttributeProto& a, const std::string& 
 }
 
 // An input whose symbolic dimensions were bound to 1 for want of --input-shape.
-struct DefaultedInput {
-  std::string name;
-  std::vector<std::string> dims;   // per dimension: its value, or its symbol ("?" when unnamed)
-  std::vector<bool> symbolic;
-};
+using DefaultedInput = SymbolicInput;
 
 TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, const std::string& file,
                       const std::function<void(const std::string&)>& warn, std::vector<DefaultedInput>& defaulted) {
@@ -263,12 +259,11 @@ std::string symbolic_hint(const std::string& path, const ImportOptions& options,
     break;
   }
   if (example.empty()) {
-    for (const DefaultedInput& in : inputs) example += " --input-shape " + in.name + "=" + [&] {
-      std::string s;
-      for (const std::string& d : in.dims) s += (s.empty() ? "" : "x") + d;
-      return s;
-    }();
-    return which + ", bound to 1 here; give every one of them a size:" + example;
+    // No common size imports: the form, with the fixed dimensions in place (accepted syntax, so
+    // it can be edited rather than rewritten).
+    for (const DefaultedInput& in : inputs)
+      example += " --input-shape " + in.name + "=" + shape_to_string(bind_symbolic({in}, ImportOptions{}, 224).at(in.name));
+    return which + ", bound to 1 here; give every one of them the size the model needs, in the form" + example;
   }
   return which + ", bound to 1 here; give them sizes, e.g." + example;
 }
@@ -286,6 +281,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
   try {
     Graph g = import_once(path, options, [&](const std::string& w) { warnings.push_back(w); }, defaulted);
     for (const std::string& w : warnings) warn(w);
+    if (options.symbolic) *options.symbolic = defaulted;
     if (options.simplify) {
       SimplifyReport report = simplify_graph(g);
       if (options.simplified) *options.simplified = std::move(report);

@@ -1,5 +1,6 @@
 #include "search/explain.h"
 
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -55,6 +56,22 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   o << "plan: " << count_of(plan.partitions.size(), "partition") << ", total " << cost(plan.total_cost) << " (transfer "
     << cost(plan.transfer_cost) << ", boundary " << cost(plan.boundary_cost) << "), search " << plan.search
     << ", cost " << plan.cost_model << "\n";
+  for (const PlanSteering& st : plan.steering)
+    o << "steering: " << st.rule.kind_name() << " " << st.rule.text() << "  (" << count_of(size_t(st.nodes.count()), "node")
+      << ": only the candidates it allows were priced and searched)\n";
+  if (!plan.verified_choice.empty()) {
+    o << "race: ";
+    if (plan.verified_choice == plan.search) o << "the search's plan was fastest end to end";
+    else o << "the end-to-end race overrode the search: it ships " << plan.verified_choice << ", not the " << plan.search
+           << " search's plan (the partitions below are " << plan.verified_choice << "'s)";
+    o << "; latencies:";
+    for (const auto& [label, ms] : plan.verified_ms) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %s %.3f ms%s", label.c_str(), ms, label == plan.verified_choice ? " (chosen)" : "");
+      o << buf;
+    }
+    o << "\n";
+  }
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
     o << "partition " << i << "  " << p.backend << "  " << count_of(size_t(p.nodes.count()), "node") << "  " << label_of(p.nodes, graph)

@@ -4,6 +4,9 @@
 // was built from, and the next-best alternative for exactly its nodes: the cheapest acyclic cover
 // of those nodes by candidates of the *other* backends (collage_search with every node outside
 // the partition pre-covered and the partition's backend excluded), with the difference in cost.
+// Before the partitions: the steering the plan obeyed (--pin / --forbid) and, when the end-to-end
+// race ran, its latencies and whether it overrode the search (the plan is then the race's winner,
+// and the partitions listed are that contender's).
 // Then the search statistics (candidates, costed functions, states settled, pushed, popped, times)
 // and the rule statistics (rejections by reason, limits hit).
 //

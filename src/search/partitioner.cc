@@ -188,6 +188,12 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     for (Candidate& c : per_backend[i]) candidates.push_back(std::move(c));
   }
   sort_and_dedupe(candidates);
+  candidates = steer_candidates(std::move(candidates), options.steering, graph, options.model_path);
+  for (size_t r = 0; r < options.steering.rules().size(); ++r) {
+    IndexSet nodes(index.size());
+    for (NodeId n : options.steering.matched(r)) nodes.insert(n);
+    plan.steering.push_back(PlanSteering{options.steering.rules()[r], std::move(nodes)});
+  }
   plan.stats.enumerate_ms = ms_since(t0);
   // A node no backend proposes a candidate for fails now, before anything is priced or measured.
   IndexSet proposed(index.size());

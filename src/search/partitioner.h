@@ -3,7 +3,8 @@
 // One straight function, each step a plain call on the previous step's value:
 //
 //   graph -> DataflowIndex
-//         -> candidates: every backend's PartitionRule (backend_spec.h), merged, sorted, deduped
+//         -> candidates: every backend's PartitionRule (backend_spec.h), merged, sorted, deduped,
+//                        then steered (--pin / --forbid, steering.h): nothing else is priced
 //         -> functions: extract_function + structural_hash per candidate (parallel, by slot)
 //         -> costs: estimate_costs (parallel over distinct functions, cost database if given)
 //         -> coverage check: a node no usable candidate contains is a UserError
@@ -32,6 +33,7 @@
 #include "tessera/graph.h"
 #include "tessera/partition_rule.h"
 #include "tessera/plan.h"
+#include "search/steering.h"
 
 namespace tessera {
 
@@ -53,6 +55,9 @@ struct PartitionOptions {
   // --search-memory: bytes the collage search may hold (bounded_search.h); 0 = the default, a
   // fraction of the machine's memory. Past it the search falls back and says so.
   size_t search_memory = 0;
+  // --pin / --forbid, resolved against the graph and these backends (steering.h): candidates it
+  // refuses are dropped before pricing, and the plan records the rules.
+  Steering steering;
 };
 
 struct PartitionOutcome {

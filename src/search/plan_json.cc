@@ -264,12 +264,25 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
       << ", \"to\": " << quote(b.to) << ", \"bytes\": " << b.bytes << ", \"cost\": " << cost_text(b.cost) << "}";
   }
   o << (plan.boundaries.empty() ? "],\n" : "\n ],\n");
+  if (!plan.steering.empty()) {
+    o << " \"steering\": [";
+    for (size_t i = 0; i < plan.steering.size(); ++i) {
+      const PlanSteering& st = plan.steering[i];
+      o << (i ? ",\n  " : "\n  ") << "{\"kind\": " << quote(st.rule.kind == SteeringRule::Kind::pin ? "pin" : "forbid")
+        << ", \"selector\": " << quote(st.rule.selector) << ", \"backend\": " << quote(st.rule.backend)
+        << ", \"nodes\": " << node_list(st.nodes, graph) << "}";
+    }
+    o << "\n ],\n";
+  }
   if (!plan.verified_choice.empty()) {
     o << " \"verified\": {\"chosen\": " << quote(plan.verified_choice) << ", \"latency_ms\": {";
     for (size_t i = 0; i < plan.verified_ms.size(); ++i)
       o << (i ? ", " : "") << quote(plan.verified_ms[i].first) << ": " << format_plan_number(plan.verified_ms[i].second);
     o << "}},\n";
   }
+  if (const auto& m = plan.tuned_on)
+    o << " \"tuned_on\": {\"threads\": " << m->threads << ", \"cpu\": " << quote(m->cpu)
+      << ", \"machine\": " << quote(m->machine) << "},\n";
   const SearchStats& s = plan.stats;
   o << " \"stats\": {\"candidates\": " << s.candidates << ", \"states\": " << s.states
     << ", \"search_ms\": " << ms(s.search_ms) << ", \"states_pushed\": " << s.states_pushed
@@ -451,6 +464,29 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Grap
       plan.verified_ms.emplace_back(label, ms.get<double>());
     }
   }
+  if (j.contains("steering")) {
+    const auto& ss = j["steering"];
+    if (!ss.is_array()) throw UserError(file, "steering", "expected a list");
+    for (size_t i = 0; i < ss.size(); ++i) {
+      const std::string place = "steering[" + std::to_string(i) + "]";
+      PlanSteering st;
+      const std::string kind = read_string(ss[i], "kind", file, place);
+      if (kind != "pin" && kind != "forbid") throw UserError(file, place + ".kind", "expected \"pin\" or \"forbid\"");
+      st.rule.kind = kind == "pin" ? SteeringRule::Kind::pin : SteeringRule::Kind::forbid;
+      st.rule.selector = read_string(ss[i], "selector", file, place);
+      st.rule.backend = read_string(ss[i], "backend", file, place);
+      st.nodes = read_nodes(field(ss[i], "nodes", file, place), file, place + ".nodes", graph, by_name);
+      plan.steering.push_back(std::move(st));
+    }
+  }
+  if (j.contains("tuned_on")) {
+    const auto& m = j["tuned_on"];
+    const auto& threads = field(m, "threads", file, "tuned_on");
+    if (!threads.is_number_integer() || threads.get<int64_t>() < 1 || threads.get<int64_t>() > 1 << 20)
+      throw UserError(file, "tuned_on.threads", "expected a positive integer");
+    plan.tuned_on = PlanMachine{int(threads.get<int64_t>()), read_string(m, "cpu", file, "tuned_on"),
+                                read_string(m, "machine", file, "tuned_on")};
+  }
   if (j.contains("stats") && j["stats"].is_object()) {
     const auto& s = j["stats"];
     auto num = [&](const char* k, auto& out) {
@@ -517,6 +553,21 @@ Plan read_plan_file(const std::string& path, const Graph& graph) {
     throw UserError(path, "", "not valid JSON: " + json_error_text(e.what()));
   }
   return plan_from_json(j, path, graph);
+}
+
+std::vector<std::pair<std::string, Shape>> read_plan_input_shapes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    const nlohmann::json j = nlohmann::json::parse(ss.str());
+    Plan plan;
+    if (j.is_object()) read_binding(j, path, plan);
+    return plan.input_shapes;
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {

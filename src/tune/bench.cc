@@ -1,6 +1,7 @@
 // Bench rows: plans, predicted costs, latencies raced together (see bench.h).
 #include "tune/bench.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,7 +26,15 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     row.backends = combos[i];
     try {
       const std::vector<BackendSpec> specs = resolve_backends(combos[i], {});
-      TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, options.tune);
+      // A --forbid of a backend the combination lacks holds already; a --pin onto one makes the
+      // combination impossible: the row's error.
+      TuneOptions tune = options.tune;
+      auto lacks = [&](const SteeringRule& r) { return std::find(combos[i].begin(), combos[i].end(), r.backend) == combos[i].end(); };
+      for (const SteeringRule& r : tune.steering)
+        if (r.kind == SteeringRule::Kind::pin && lacks(r))
+          throw UserError(options.tune.model_path, "pin " + r.text(), r.backend + " is not in this combination");
+      std::erase_if(tune.steering, lacks);
+      TunedPlan tuned = tune_graph(graph, specs, cost_model, options.database, tune);
       const Plan& plan = tuned.plan;
       if (options.on_plan) options.on_plan(i, plan);
       row.chosen = plan.verified_choice;

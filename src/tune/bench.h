@@ -26,7 +26,10 @@
 // A combination that cannot be planned or run (a backend that refuses an op it was given, a
 // budget no plan meets) is a row with `error` set and no values, not an exception, so that a
 // table of combinations is never lost to one of them; a misspelt backend name is the caller's to
-// refuse beforehand (resolve_backends). Costs of "roofline" and "measure" are seconds, shown in
+// refuse beforehand (resolve_backends). Steering (TuneOptions::steering) applies to every
+// combination: a --forbid of a backend a combination lacks is dropped for it, a --pin onto one
+// makes that combination's row an error; the caller checks the rules against every backend named
+// beforehand. Costs of "roofline" and "measure" are seconds, shown in
 // ms; a mock cost model's units mean no time, so its rows have no predicted_ms.
 //
 #pragma once

@@ -9,6 +9,8 @@
 #include "cost_models/measure/measured_cost_model.h"
 #include "search/partitioner.h"
 #include "backends/compilers/backend_compiler.h"
+#include "cost_models/machine.h"
+#include "search/steering.h"
 #include "tune/plan_verification.h"
 #include "search/search_kind.h"
 
@@ -24,6 +26,7 @@ TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backend
   po.coalesce = options.coalesce;
   po.search_memory = options.search_memory;
   po.measure_wholes = model.measures();   // measured_wholes.h: coalesced functions priced as they run
+  po.steering = Steering::resolve(graph, backends, options.steering, options.model_path);
 
   // Search, within the accuracy budget (budgeted_partition.h; E = 0: partition_graph on fp32 backends).
   auto outcome = std::make_shared<PartitionOutcome>(partition_within_budget(graph, backends, model, po, options.budget));
@@ -35,6 +38,7 @@ TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backend
     if (options.may_measure) set_compute_threads(options.threads);
     verify_plan(graph, backends, model, po, *outcome, database, options.may_measure, options.budget, tuned.record);
   }
+  if (model.measures()) outcome->plan.tuned_on = PlanMachine{options.threads, cpu_model_name(), machine_fingerprint()};
   tuned.plan = outcome->plan;
   tuned.search = std::move(outcome);
   return tuned;

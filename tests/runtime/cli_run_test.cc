@@ -198,6 +198,76 @@ TEST_CASE("after tune, partition --backends ref,X --cost measure weighs X's plan
   }
 }
 
+TEST_CASE("tessera run refuses an edited plan: unknown backend, a node its backend cannot take; --allow-fallback") {
+  TempDir dir;
+  const std::string plan = dir.file("plan.json");
+  REQUIRE(tessera_cli("partition" + kMlp + " --backends ref,onednn --cost roofline --plan " + plan).exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(read_file(plan));
+  j["partitions"][0]["backend"] = "onednnn";
+  write_file(dir.file("typo.json"), j.dump());
+  Process typo = tessera_cli("run" + kMlp + " --plan " + dir.file("typo.json"));
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("typo.json: partitions[0].backend: unknown backend 'onednnn' (backends that run here: "));
+  CHECK(std::count(typo.err.begin(), typo.err.end(), '\n') == 1);
+  j["partitions"][0]["backend"] = "blas";   // blas takes no Relu
+  write_file(dir.file("moved.json"), j.dump());
+  Process moved = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json"));
+  CHECK(moved.exit_code == 2);
+  CHECK_THAT(moved.err, Catch::Contains("node 'relu0' cannot run on blas"));
+  Process allowed = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json") + " --allow-fallback --check --repeat 1");
+  INFO(allowed.err);
+  CHECK(allowed.exit_code == 0);
+  CHECK_THAT(allowed.err, Catch::Contains("warning: partitions[0]: node 'relu0' cannot run on blas"));
+}
+
+TEST_CASE("tessera run warns once when the plan was tuned at another thread count") {
+  TempDir dir;
+  const nlohmann::json plan = tune_conv_block(dir.file("costs.db"), dir.file("plan.json"));
+  REQUIRE(plan.contains("tuned_on"));
+  CHECK(plan["tuned_on"]["threads"] == 1);
+  Process same = tessera_cli("run data/models/conv_block.json --repeat 1 --plan " + dir.file("plan.json"));
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.find("was tuned at") == std::string::npos);
+  Process other = tessera_cli("run data/models/conv_block.json --repeat 1 --threads 2 --plan " + dir.file("plan.json"));
+  CHECK(other.exit_code == 0);
+  size_t warnings = 0;
+  for (size_t at = other.err.find("was tuned at"); at != std::string::npos; at = other.err.find("was tuned at", at + 1)) ++warnings;
+  CHECK(warnings == 1);
+  CHECK_THAT(other.err, Catch::Contains("the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 2 threads"));
+}
+
+TEST_CASE("tessera tune --pin: a mistake is exit 2 before anything is measured; --why explains the tuned plan") {
+  TempDir dir;
+  const std::string db = dir.file("costs.db");
+  const std::string tune = "tune data/models/conv_block.json --backends ref,onednn,eigen --budget-ms 2 --repeat 5 --cache " + db;
+  Process bad = tessera_cli(tune + " --pin 'relu*=onednnn'");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("pin relu*=onednnn: backend 'onednnn' is not among the backends"));
+  CHECK_FALSE(std::filesystem::exists(db));   // not even opened: nothing was measured
+  Process why = tessera_cli(tune + " --pin 'relu*=eigen' --why relu0 --plan " + dir.file("plan.json"));
+  INFO(why.err);
+  REQUIRE(why.exit_code == 0);
+  CHECK_THAT(why.out, Catch::Contains("node 'relu0' (Relu) runs on eigen"));
+  CHECK_THAT(why.out, Catch::Contains("onednn     no candidate: pinned to eigen by pin relu*=eigen"));
+  CHECK_THAT(read_file(dir.file("plan.json")), Catch::Contains("\"steering\": [\n  {\"kind\": \"pin\", \"selector\": \"relu*\""));
+}
+
+TEST_CASE("tessera bench --pin/--forbid: every combination obeys; one without the pinned backend is a row error") {
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn ref,eigen --cost roofline --repeat 2 "
+                          "--pin relu0=onednn --forbid conv1=eigen --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["error"] == "data/models/conv_block.json: pin relu0=onednn: onednn is not in this combination");
+  CHECK_FALSE(rows[1].contains("error"));
+  CHECK(rows[1]["measured_ms"].is_number());
+  CHECK(rows[2]["error"].get<std::string>().find("onednn is not in this combination") != std::string::npos);
+  Process bad = tessera_cli("bench data/models/conv_block.json --combos ref,onednn --cost roofline --pin relu0=onednnn");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("backend 'onednnn' is not among the backends"));
+}
+
 TEST_CASE("silero VAD partitions around its If and LSTM and runs with --check", "[.silero]") {
   // scripts/fetch_silero.sh (run by scripts/fetch_models.sh) puts the models in the git-ignored
   // data/models/silero/; without them this ctest entry (runtime_cli_test.silero) reports Skipped.

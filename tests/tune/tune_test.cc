@@ -98,3 +98,42 @@ TEST_CASE("backends_for_search adds a single search's backend; default_cost_spec
   CHECK(backends_for_search({"ref"}, "collage") == std::vector<std::string>{"ref"});
   CHECK(default_cost_spec(resolve_backends({"ref", "onednn"}, {})) == "measure");
 }
+
+TEST_CASE("under --pin the race offers no contender that breaks it, and the plan records where it was tuned") {
+  TempDir dir;
+  const Graph graph = load_model(kConvBlock);   // conv0 relu0 conv1 add0 relu1
+  const std::vector<BackendSpec> backends = resolve_backends({"ref", "onednn", "eigen"}, {});
+  MeasureOptions mo;
+  mo.budget = std::chrono::duration<double>(0.002);
+  mo.max_repeats = 5;
+  mo.max_parallel = 1;
+  MeasuredCostModel model(mo);
+  auto db = CostDatabase::open(dir.file("costs.db"));
+  TuneOptions options;
+  options.model_path = kConvBlock;
+  // Only eigen may take the Relus: single:onednn (onednn, ref for the rest) cannot cover them.
+  options.steering = {SteeringRule{SteeringRule::Kind::pin, "op:Relu", "eigen"}};
+  const TunedPlan tuned = tune_graph(graph, backends, model, db.get(), options);
+  for (const Partition& p : tuned.plan.partitions)
+    p.nodes.for_each([&](int n) {
+      if (graph.node(n).op == "Relu") CHECK(p.backend == "eigen");
+    });
+  REQUIRE(tuned.record.race.size() >= 2);   // the search's plan against single:eigen at least
+  for (const RacedContender& c : tuned.record.race) CHECK(c.label != "single:onednn");
+  bool noted = false;
+  for (const std::string& n : tuned.record.notes) noted |= n.find("single:onednn is not a contender under --pin/--forbid") == 0;
+  CHECK(noted);
+  REQUIRE(tuned.plan.steering.size() == 1);
+  CHECK(tuned.plan.steering[0].nodes.count() == 2);
+  REQUIRE(tuned.plan.tuned_on);
+  CHECK(tuned.plan.tuned_on->threads == 1);
+  CHECK_FALSE(tuned.plan.tuned_on->machine.empty());
+  const std::string text = plan_to_json_text(tuned.plan, graph);
+  CHECK(text.find("\"tuned_on\": {\"threads\": 1, ") != std::string::npos);
+  CHECK(plan_to_json_text(plan_from_json(nlohmann::json::parse(text), "p.json", graph), graph) == text);
+
+  options.steering = {SteeringRule{SteeringRule::Kind::pin, "relu0", "onednnn"}};
+  const size_t measured = model.stats().measured;
+  CHECK_THROWS_WITH(tune_graph(graph, backends, model, db.get(), options), Catch::Contains("'onednnn' is not among the backends"));
+  CHECK(model.stats().measured == measured);   // refused before anything was measured
+}
