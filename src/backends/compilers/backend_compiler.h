@@ -111,9 +111,10 @@ class BackendCompiler {
   // "dtypes" lists f16 and bf16 (backend_spec.h).
   virtual bool widens_half() const { return true; }
 
-  // The boundary layout of its 4-D activations when it chooses (BackendSpec::boundary_layout of
-  // its built-in spec says the same): nhwc for onednn and xnnpack, plain for the others.
-  virtual Layout native_layout() const { return Layout::plain; }
+  // The boundary layout of its 4-D activations when it chooses: its built-in spec's
+  // BackendSpec::boundary_layout (nhwc for onednn and xnnpack), the one place that fact is written;
+  // plain for a compiler without a built-in spec (a test's).
+  Layout native_layout() const;
   // Compiles `fn` with its boundary in `layouts` (empty: all plain); throws KernelUnsupported when
   // this backend cannot take it (see header), UserError-free: a layouts vector of the wrong size
   // or a non-plain layout on a value that is not layout-sensitive is a KernelError.

@@ -21,8 +21,6 @@ class OnednnCompiler final : public BackendCompiler {
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 
-  Layout native_layout() const override { return Layout::nhwc; }
-
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override { return compile_impl(fn, BoundaryLayouts{}); }
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn, const BoundaryLayouts& layouts) const override {

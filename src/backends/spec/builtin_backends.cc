@@ -28,8 +28,13 @@ const char* embedded_text(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& builtin_backend_names() {
-  static const std::vector<std::string> names{"ref",    "eigen",   "onednn", "blas",       "tvm",
-                                              "byoc",   "xnnpack", "halide", "onednn_bf16"};
+  // Every embedded spec is a built-in backend: adding one is adding its spec file.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& e : kEmbedded) n.push_back(e.name);
+    std::sort(n.begin(), n.end());
+    return n;
+  }();
   return names;
 }
 

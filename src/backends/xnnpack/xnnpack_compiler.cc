@@ -12,7 +12,6 @@ class XnnpackCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "xnnpack"; }
   // Debian's libxnnpack0 has no version call: the snapshot is named by its package version.
-  Layout native_layout() const override { return Layout::nhwc; }
   std::string version() const override { return "tessera-xnnpack 1; XNNPACK 0.0~git20220216.ae108ef"; }
 
  protected:
