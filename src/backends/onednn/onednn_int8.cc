@@ -142,22 +142,42 @@ void OnednnProgram::build_quantize(size_t n) {
     src = plain_mem(x, dims_of(x));
     dst_md = plain_md(src.get_desc().dims(), yt);
   }
-  dnnl::primitive_attr attr;
   const float s = q->scale[0];
   const int32_t z = q->zero_point[0];
-  // DequantizeLinear: (q - z) * s. QuantizeLinear: q = x * (1 / s) + z, rounded half to even and
-  // saturated by the reorder; the reciprocal may move a value that lies within an ulp of a rounding
-  // boundary by one step against ONNX's x / s.
-  attr.set_output_scales(0, {dequantize ? s : 1.0f / s});
-  if (z != 0) attr.set_zero_points(dequantize ? DNNL_ARG_SRC : DNNL_ARG_DST, 0, {z});
-  std::optional<dnnl::reorder::primitive_desc> pd;
+  if (dequantize) {
+    // (q - z) * s: a reorder with a source zero point and a scale, exact in f32 like ref's.
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {s});
+    if (z != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {z});
+    std::optional<dnnl::reorder::primitive_desc> pd;
+    try {
+      pd.emplace(engine_, src.get_desc(), engine_, dst_md, attr);
+    } catch (const dnnl::error& e) {
+      unsupported(node, std::string("oneDNN declines the reorder: ") + e.what());
+    }
+    memory dst = dst_mem(y, dst_md);
+    steps_.push_back({dnnl::reorder(*pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {}});
+    return;
+  }
+  // round(x / s) + z, saturated: a binary division by the scale with post-ops round (half to
+  // even) and + z, written as u8/s8. A reorder would multiply by 1 / s and add z before rounding,
+  // which moves values that lie on or near a rounding boundary by one step against ONNX's x / s.
+  const Dims ones(src.get_desc().dims().size(), 1);
+  memory scale = new_mem(plain_md(ones));
+  *static_cast<float*>(scale.get_data_handle()) = s;
+  dnnl::post_ops po;
+  po.append_eltwise(1.0f, algorithm::eltwise_round, 0.0f, 0.0f);
+  if (z != 0) po.append_eltwise(1.0f, algorithm::eltwise_linear, 1.0f, static_cast<float>(z));
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  std::optional<dnnl::binary::primitive_desc> pd;
   try {
-    pd.emplace(engine_, src.get_desc(), engine_, dst_md, attr);
+    pd.emplace(dnnl::binary::desc(algorithm::binary_div, src.get_desc(), scale.get_desc(), dst_md), attr, engine_);
   } catch (const dnnl::error& e) {
-    unsupported(node, std::string("oneDNN declines the reorder: ") + e.what());
+    unsupported(node, std::string("oneDNN declines the quantizing binary: ") + e.what());
   }
   memory dst = dst_mem(y, dst_md);
-  steps_.push_back({dnnl::reorder(*pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {}});
+  steps_.push_back({dnnl::binary(*pd), {{DNNL_ARG_SRC_0, src}, {DNNL_ARG_SRC_1, scale}, {DNNL_ARG_DST, dst}}, {}});
 }
 
 }  // namespace tessera::onednn
