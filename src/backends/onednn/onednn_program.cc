@@ -135,6 +135,7 @@ void OnednnProgram::build() {
     else if (op == "Softmax" || op == "LogSoftmax") build_softmax(n, op == "LogSoftmax");
     else if (op == "LayerNormalization") build_layernorm(n);
     else if (op == "QuantizeLinear" || op == "DequantizeLinear") build_quantize(n);
+    else if (op == "ConvInteger" || op == "MatMulInteger") build_integer(n);
     else if (is_layout_op(op)) build_layout_op(n);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);

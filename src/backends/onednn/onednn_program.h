@@ -160,6 +160,8 @@ class OnednnProgram {
   void find_int8();
   void build_int8(size_t n, const Int8Match& m);
   void build_quantize(size_t n);
+  // ConvInteger / MatMulInteger, exact int32 results (onednn_integer.cc).
+  void build_integer(size_t n);
   // Reshape-like views, Transpose, Concat (onednn_ops_layout.cc).
   static bool is_layout_op(const std::string& op);
   void build_layout_op(size_t n);

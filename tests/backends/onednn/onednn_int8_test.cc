@@ -1,5 +1,6 @@
-// onednn's int8 primitives (onednn_qdq.h, onednn_int8.cc) against ref: QDQ groups and QLinearConv /
-// QLinearMatMul compile to one int8 convolution or matmul, match ref within one quantization step
+// onednn's int8 primitives (onednn_qdq.h, onednn_int8.cc, onednn_integer.cc) against ref: QDQ
+// groups and QLinearConv / QLinearMatMul compile to one int8 convolution or matmul, ConvInteger /
+// MatMulInteger to exact int32 ones, match ref within one quantization step
 // (nearly all elements exactly), and what oneDNN 2.x cannot take is refused, never computed wrong.
 #include <catch2/catch.hpp>
 
@@ -69,6 +70,7 @@ void check_within_one_step(const Graph& fn, double step = 1.0) {
       switch (w.type.dtype) {
         case DType::u8: a = w.as<uint8_t>()[i], b = g.as<uint8_t>()[i]; break;
         case DType::i8: a = w.as<int8_t>()[i], b = g.as<int8_t>()[i]; break;
+        case DType::i32: a = w.as<int32_t>()[i], b = g.as<int32_t>()[i]; break;
         default: a = w.as<float>()[i], b = g.as<float>()[i];
       }
       const double d = std::fabs(a - b);
@@ -254,4 +256,31 @@ TEST_CASE("onednn int8: what oneDNN 2.x cannot take is refused, not computed wro
     CHECK_FALSE(onednn::match_int8(b.g, b.g.consumers(), b.g.value(y).producer, &why));
     CHECK(why == "a weight zero point other than 0");
   }
+}
+
+// ONNX Runtime's dynamic quantization: u8 weights with a zero point, the source's zero point a
+// function input (DynamicQuantizeLinear's output). Results are int32 sums: exactly ref's.
+TEST_CASE("onednn int8: ConvInteger and MatMulInteger with u8 weights and zero points, exactly") {
+  for (const int64_t g : {int64_t{1}, int64_t{2}})
+    for (const bool u8_weights : {true, false}) {
+      FunctionBuilder b;
+      const Shape xs{1, 4, 7, 7}, ys{1, 6, 7, 7};
+      const ValueId x = b.input("x", xs, DType::u8), xz = b.input("x_zero", {}, DType::u8);
+      const DType wt = u8_weights ? DType::u8 : DType::i8;
+      const ValueId w = u8_weights ? b.constant<uint8_t>("w", wt, {6, 4 / g, 3, 3}, random_ints<uint8_t>(static_cast<size_t>(6 * 4 / g * 9), 0, 255, 16))
+                                   : b.constant<int8_t>("w", wt, {6, 4 / g, 3, 3}, random_ints<int8_t>(static_cast<size_t>(6 * 4 / g * 9), -128, 127, 16));
+      const ValueId wz = u8_weights ? b.constant<uint8_t>("w_zero", wt, {}, {131}) : b.constant<int8_t>("w_zero", wt, {}, {0});
+      const ValueId y = with_dtype(b, b.node("ConvInteger", {x, w, xz, wz}, ys, {{"pads", I{1, 1, 1, 1}}, {"group", g}}), DType::i32);
+      b.output(y);
+      INFO("group " << g << ", u8 weights " << u8_weights);
+      check_within_one_step(b.g, 0.0);
+      CHECK(count_prefix(b.g, "convolution:") == (u8_weights ? 2u : 1u));
+    }
+  FunctionBuilder b;
+  const ValueId a = b.input("a", {2, 3, 32}, DType::u8), az = b.input("a_zero", {}, DType::u8);
+  const ValueId w = b.constant<uint8_t>("b", DType::u8, {32, 5}, random_ints<uint8_t>(160, 0, 255, 17));
+  const ValueId y = b.node("MatMulInteger", {a, w, az, b.constant<uint8_t>("b_zero", DType::u8, {}, {140})}, {2, 3, 5});
+  b.output(with_dtype(b, y, DType::i32));
+  check_within_one_step(b.g, 0.0);
+  CHECK(count_prefix(b.g, "matmul:") == 2);
 }
