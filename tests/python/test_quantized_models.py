@@ -318,6 +318,17 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         self.assertTrue(any(",convolution," in v and "src_u8" in v for v in verbose))
 
 
+    def test_dynamic_conv_on_onednn(self):
+        # ONNX Runtime's dynamic quantization (ISNet's 119 units): u8 weights with a zero point,
+        # the source's zero point computed at run time. All of it runs on onednn, exactly.
+        path, plan, where = self.partition(dynamic_conv()[0], "dynamic_conv", "roofline")
+        for n in ("x_quant", "conv", "cast"):
+            self.assertEqual(where[n], "onednn", n)
+        result, verbose = self.run_checked(path, plan)
+        self.assertTrue(any(",convolution," in v and "src_u8" in v and "dst_s32" in v for v in verbose), "\n".join(verbose))
+        self.assertEqual(result["max_abs_error"], 0.0)
+
+
 class QuantizedModelsTest(unittest.TestCase):
     def run_model(self, name, build, shape=(1, 3, 16, 16)):
         m, reference = build()

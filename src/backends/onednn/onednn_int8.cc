@@ -1,5 +1,5 @@
-// OnednnProgram: quantized groups as one int8 convolution or matmul (onednn_qdq.h), and
-// QuantizeLinear / DequantizeLinear on their own as reorders with a scale and a zero point.
+// OnednnProgram: quantized groups as one int8 convolution or matmul (onednn_qdq.h); QuantizeLinear,
+// DequantizeLinear, Cast to f32 and DynamicQuantizeLinear on their own.
 //
 // An int8 primitive's source is the quantized tensor itself (u8 or s8, in the layout oneDNN picks:
 // nhwc for convolutions), its weights the s8 constant reordered once at compile time (oneDNN adds
@@ -7,7 +7,9 @@
 // quantized result: a chain of groups passes u8 from one primitive to the next, as ONNX Runtime's
 // QLinearConv chain does. A float bias that is a function input is divided into accumulator units
 // by a host step on every run (one division per output channel).
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "backends/onednn/onednn_anchor.h"
 
@@ -123,25 +125,74 @@ void OnednnProgram::build_int8(size_t n, const Int8Match& m) {
   step.args = std::move(args);
 }
 
+memory::desc OnednnProgram::elementwise_dst(ValueId x, memory::data_type t, memory& src) {
+  // The result keeps the source's layout (an nhwc u8 tensor dequantizes to nhwc f32) unless the
+  // source is in channel blocks or a view with an offset, which are read plain.
+  src = value_mem(x);
+  const dnnl_memory_desc_t& raw = src.get_desc().data;
+  if (raw.format_kind == dnnl_blocked && raw.format_desc.blocking.inner_nblks == 0 && raw.offset0 == 0) {
+    const Dims strides(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims);
+    return memory::desc(src.get_desc().dims(), t, strides);
+  }
+  src = plain_mem(x, dims_of(x));
+  return plain_md(src.get_desc().dims(), t);
+}
+
+void OnednnProgram::build_cast(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], y = node.outputs[0];
+  // To f32 only: ONNX casts floats to integers by truncation, a reorder rounds.
+  if (fn_.value(y).type.dtype != DType::f32) unsupported(node, "a Cast to another type than f32");
+  memory src;
+  const memory::desc dst_md = elementwise_dst(x, memory::data_type::f32, src);
+  memory dst = dst_mem(y, dst_md);
+  add_reorder(src, dst);   // u8, s8, s32 -> f32: exact below 2^24, rounded to nearest even above, as ref's
+}
+
+void OnednnProgram::build_dynamic_quantize(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0];
+  if (fn_.value(x).type.dtype != DType::f32) unsupported(node, "a source that is not f32");
+  memory src;
+  const memory::desc dst_md = elementwise_dst(x, memory::data_type::u8, src);
+  if (src.get_desc().get_size() != static_cast<size_t>(fn_.value(x).type.numel()) * sizeof(float))
+    unsupported(node, "a source that is not dense");
+  const memory y = dst_mem(node.outputs[0], dst_md);
+  const memory scale = dst_mem(node.outputs[1], plain_md({1})), zero = dst_mem(node.outputs[2], plain_md({1}, memory::data_type::u8));
+  const int64_t count = fn_.value(x).type.numel();
+  // ref's arithmetic (quant_util.h, quantize.cc): the range [min(x, 0), max(x, 0)], NaNs ignored,
+  // scale (hi - lo) / 255, zero point round(clamp(-lo / scale)); then x / scale rounded half to
+  // even plus the zero point, saturated, NaN to the zero point. Handles are read when it runs:
+  // function inputs and outputs are bound per run.
+  steps_.push_back({{}, {}, [src, y, scale, zero, count] {
+                      const float* xs = static_cast<const float*>(src.get_data_handle());
+                      float lo = 0.0f, hi = 0.0f;
+                      for (int64_t i = 0; i < count; ++i) {
+                        lo = std::min(lo, std::isnan(xs[i]) ? 0.0f : xs[i]);
+                        hi = std::max(hi, std::isnan(xs[i]) ? 0.0f : xs[i]);
+                      }
+                      const float s = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+                      const auto z = static_cast<uint8_t>(std::nearbyint(std::clamp(0.0f - lo / s, 0.0f, 255.0f)));
+                      *static_cast<float*>(scale.get_data_handle()) = s;
+                      *static_cast<uint8_t*>(zero.get_data_handle()) = z;
+                      uint8_t* q = static_cast<uint8_t*>(y.get_data_handle());
+                      for (int64_t i = 0; i < count; ++i) {
+                        // Rounded before the zero point is added, as ref: adding it first would
+                        // round a fraction near .5 in float.
+                        const float r = std::nearbyint(xs[i] / s) + static_cast<float>(z);
+                        q[i] = std::isnan(xs[i]) ? z : static_cast<uint8_t>(std::clamp(r, 0.0f, 255.0f));
+                      }
+                    }, "host:dynamic_quantize"});
+}
+
 void OnednnProgram::build_quantize(size_t n) {
   const Node& node = fn_.nodes[n];
   const bool dequantize = node.op == "DequantizeLinear";
   const auto q = node_quant(fn_, node);
   if (!q) unsupported(node, "scale and zero point must be constants, per tensor");
   const ValueId x = node.inputs[0], y = node.outputs[0];
-  memory src = value_mem(x);
-  const memory::data_type yt = dnnl_type(fn_.value(y).type.dtype);
-  // The result keeps the source's layout (an nhwc u8 tensor dequantizes to nhwc f32) unless the
-  // source is in channel blocks, which are read plain.
-  const dnnl_memory_desc_t& raw = src.get_desc().data;
-  memory::desc dst_md;
-  if (raw.format_kind == dnnl_blocked && raw.format_desc.blocking.inner_nblks == 0 && raw.offset0 == 0) {
-    const Dims strides(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims);
-    dst_md = memory::desc(src.get_desc().dims(), yt, strides);
-  } else {
-    src = plain_mem(x, dims_of(x));
-    dst_md = plain_md(src.get_desc().dims(), yt);
-  }
+  memory src;
+  const memory::desc dst_md = elementwise_dst(x, dnnl_type(fn_.value(y).type.dtype), src);
   const float s = q->scale[0];
   const int32_t z = q->zero_point[0];
   if (dequantize) {

@@ -81,11 +81,11 @@ void OnednnProgram::build_integer(size_t n) {
     } else {
       attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
       zp_mem = new_mem(plain_md({1}, dt::s32));
-      int32_t* to = static_cast<int32_t*>(zp_mem->get_data_handle());
+      const memory to = *zp_mem, from = value_mem(xz);   // an input (bound per run) or an inner value
       const bool is_u8 = z.type.dtype == DType::u8;
-      steps_.push_back({{}, {}, [this, xz, to, is_u8] {
-                          const void* from = frame_.cview(xz).data;
-                          *to = is_u8 ? *static_cast<const uint8_t*>(from) : *static_cast<const int8_t*>(from);
+      steps_.push_back({{}, {}, [to, from, is_u8] {
+                          const void* p = from.get_data_handle();
+                          *static_cast<int32_t*>(to.get_data_handle()) = is_u8 ? *static_cast<const uint8_t*>(p) : *static_cast<const int8_t*>(p);
                         }, "host:zero_point"});
     }
   }

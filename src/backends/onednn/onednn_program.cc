@@ -121,7 +121,7 @@ void OnednnProgram::build() {
       continue;
     }
     const Node& node = fn_.nodes[n];
-    for (size_t i = 1; i < node.outputs.size() && node.op != "Split"; ++i) {
+    for (size_t i = 1; i < node.outputs.size() && node.op != "Split" && node.op != "DynamicQuantizeLinear"; ++i) {
       const ValueId v = node.outputs[i];
       if (v != kNoValue && (!consumers_[static_cast<size_t>(v)].empty() || fn_.is_output(v)))
         unsupported(node, "optional output " + std::to_string(i) + " is used");
@@ -136,6 +136,8 @@ void OnednnProgram::build() {
     else if (op == "LayerNormalization") build_layernorm(n);
     else if (op == "QuantizeLinear" || op == "DequantizeLinear") build_quantize(n);
     else if (op == "ConvInteger" || op == "MatMulInteger") build_integer(n);
+    else if (op == "Cast") build_cast(n);
+    else if (op == "DynamicQuantizeLinear") build_dynamic_quantize(n);
     else if (is_layout_op(op)) build_layout_op(n);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);

@@ -160,6 +160,11 @@ class OnednnProgram {
   void find_int8();
   void build_int8(size_t n, const Int8Match& m);
   void build_quantize(size_t n);
+  void build_cast(size_t n);
+  void build_dynamic_quantize(size_t n);   // a host pass, ref's arithmetic
+  // The layout an elementwise conversion of x into type t writes: x's own when it has no blocks,
+  // else plain; `src` is set to the memory to read x from.
+  memory::desc elementwise_dst(ValueId x, memory::data_type t, memory& src);
   // ConvInteger / MatMulInteger, exact int32 results (onednn_integer.cc).
   void build_integer(size_t n);
   // Reshape-like views, Transpose, Concat (onednn_ops_layout.cc).

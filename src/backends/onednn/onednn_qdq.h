@@ -39,7 +39,7 @@ namespace tessera::onednn {
 // The ops that read or write integer tensors in an onednn function.
 inline bool is_quantized_op(const std::string& op) {
   return op == "QuantizeLinear" || op == "DequantizeLinear" || op == "QLinearConv" || op == "QLinearMatMul" ||
-         op == "ConvInteger" || op == "MatMulInteger";
+         op == "ConvInteger" || op == "MatMulInteger" || op == "Cast" || op == "DynamicQuantizeLinear";
 }
 
 // A tensor's quantization: one scale and zero point, or one per output channel (weights).
