@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "backends/onednn/onednn_anchor.h"
+#include "backends/onednn/onednn_host_quant.h"
 
 namespace tessera::onednn {
 
@@ -160,28 +161,11 @@ void OnednnProgram::build_dynamic_quantize(size_t n) {
   const memory y = dst_mem(node.outputs[0], dst_md);
   const memory scale = dst_mem(node.outputs[1], plain_md({1})), zero = dst_mem(node.outputs[2], plain_md({1}, memory::data_type::u8));
   const int64_t count = fn_.value(x).type.numel();
-  // ref's arithmetic (quant_util.h, quantize.cc): the range [min(x, 0), max(x, 0)], NaNs ignored,
-  // scale (hi - lo) / 255, zero point round(clamp(-lo / scale)); then x / scale rounded half to
-  // even plus the zero point, saturated, NaN to the zero point. Handles are read when it runs:
-  // function inputs and outputs are bound per run.
+  // ref's arithmetic, bit for bit (onednn_host_quant.h). Handles are read when it runs: function
+  // inputs and outputs are bound per run.
   steps_.push_back({{}, {}, [src, y, scale, zero, count] {
-                      const float* xs = static_cast<const float*>(src.get_data_handle());
-                      float lo = 0.0f, hi = 0.0f;
-                      for (int64_t i = 0; i < count; ++i) {
-                        lo = std::min(lo, std::isnan(xs[i]) ? 0.0f : xs[i]);
-                        hi = std::max(hi, std::isnan(xs[i]) ? 0.0f : xs[i]);
-                      }
-                      const float s = (hi == lo ? 1.0f : hi - lo) / 255.0f;
-                      const auto z = static_cast<uint8_t>(std::nearbyint(std::clamp(0.0f - lo / s, 0.0f, 255.0f)));
-                      *static_cast<float*>(scale.get_data_handle()) = s;
-                      *static_cast<uint8_t*>(zero.get_data_handle()) = z;
-                      uint8_t* q = static_cast<uint8_t*>(y.get_data_handle());
-                      for (int64_t i = 0; i < count; ++i) {
-                        // Rounded before the zero point is added, as ref: adding it first would
-                        // round a fraction near .5 in float.
-                        const float r = std::nearbyint(xs[i] / s) + static_cast<float>(z);
-                        q[i] = std::isnan(xs[i]) ? z : static_cast<uint8_t>(std::clamp(r, 0.0f, 255.0f));
-                      }
+                      dynamic_quantize(static_cast<const float*>(src.get_data_handle()), count, static_cast<uint8_t*>(y.get_data_handle()),
+                                       static_cast<float*>(scale.get_data_handle()), static_cast<uint8_t*>(zero.get_data_handle()));
                     }, "host:dynamic_quantize"});
 }
 

@@ -12,7 +12,8 @@
 // The first term is one int8 convolution with the source zero point as oneDNN's attribute (padding
 // stands for xz, as ONNX's integer convolution pads); the second is a one-output-channel-per-group
 // convolution with all-one weights (the window sums), added by a host pass over the int32 result,
-// both in channels-last order. Where c is 0 (s8 weights, wz = 0) neither the second convolution nor
+// both in channels-last order; a Cast to f32 after it is the same pass's output (or the primitive's
+// f32 result where there is no second term). Where c is 0 (s8 weights, wz = 0) neither the second convolution nor
 // the pass runs. MatMulInteger is the same with the window being the row: y = (a - az) b' + c *
 // rowsum(a - az). A source zero point that is not a constant (DynamicQuantizeLinear's output) is
 // passed at run time (DNNL_RUNTIME_S32_VAL). Every sum is an int32, exact like ref's.
@@ -23,6 +24,7 @@
 #include <cstring>
 
 #include "backends/onednn/onednn_anchor.h"
+#include "backends/onednn/onednn_host_quant.h"
 
 namespace tessera::onednn {
 namespace {
@@ -103,6 +105,28 @@ void OnednnProgram::build_integer(size_t n) {
     steps_.push_back({std::move(prim), std::move(args), {}});
   };
 
+  // A Cast to f32 that is y's only reader is taken in (ONNX Runtime's units cast every result):
+  // the result is written as f32 directly, by the primitive or by the pass that adds the weight
+  // zero point's term. int32 -> f32 rounds to nearest even, as ref's Cast.
+  ValueId out = y;
+  if (const auto& readers = consumers_[static_cast<size_t>(y)]; !frame_.is_function_output(y) && readers.size() == 1) {
+    const Node& cast = fn_.node(readers[0]);
+    if (cast.op == "Cast" && fn_.value(cast.outputs[0]).type.dtype == DType::f32) {
+      absorbed_[static_cast<size_t>(readers[0])] = 1;
+      out = cast.outputs[0];
+    }
+  }
+  const dt out_t = out == y ? dt::s32 : dt::f32;
+  // The term c * sums added to the int32 products `acc` (column p * cols + j reads sums[p * groups
+  // + j / per_group]), in place, or written to `to` as f32.
+  auto add_term = [&](const memory& acc, const memory& sums, const std::optional<memory>& to, int64_t rows, int64_t cols, int64_t groups) {
+    // Handles read when the pass runs: a function output's memory is bound per run.
+    steps_.push_back({{}, {}, [acc, sums, to, rows, cols, groups, c] {
+                        onednn::add_term(static_cast<int32_t*>(acc.get_data_handle()), static_cast<const int32_t*>(sums.get_data_handle()),
+                                         to ? static_cast<float*>(to->get_data_handle()) : nullptr, rows, cols, groups, c);
+                      }, "host:weight_zero_point"});
+  };
+
   try {
     if (conv) {
       const Shape &xs = xv.type.shape, &ws = wv.type.shape, &ys = fn_.value(y).type.shape;
@@ -111,14 +135,16 @@ void OnednnProgram::build_integer(size_t n) {
       const int64_t g = geo.groups, O = ys[1];
       const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end());
       const tag last = channels_last(xs.size());
-      auto make = [&](const Dims& wdims, const Dims& out) {
+      auto make = [&](const Dims& wdims, const Dims& dst_dims, dt t) {
         dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, xt),
-                                          any_md(wdims, dt::s8), memory::desc(out, dt::s32, last), geo.st, geo.dl, geo.pl, geo.pr);
+                                          any_md(wdims, dt::s8), memory::desc(dst_dims, t, last), geo.st, geo.dl, geo.pl, geo.pr);
         return dnnl::convolution_forward::primitive_desc(d, attr, engine_);
       };
-      const auto pd = make(geo.wdims, yd);
+      // Straight into the result where no term follows or the result is int32 anyway.
+      const bool direct = c == 0 || out == y;
+      const auto pd = make(geo.wdims, yd, direct ? out_t : dt::s32);
       const memory src = as_layout(x, pd.src_desc());
-      const memory dst = dst_mem(y, pd.dst_desc());
+      const memory dst = direct ? dst_mem(out, pd.dst_desc()) : new_mem(pd.dst_desc());
       add_step(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights(memory::desc(geo.wdims, dt::s8, geo.wstrides), w8.data(), pd.weights_desc())},
                                                {DNNL_ARG_DST, dst}});
       if (c != 0) {
@@ -128,7 +154,7 @@ void OnednnProgram::build_integer(size_t n) {
         else ones_dims[0] = 1;
         Dims sums_dims = yd;
         sums_dims[1] = g;
-        const auto spd = make(ones_dims, sums_dims);
+        const auto spd = make(ones_dims, sums_dims, dt::s32);
         int64_t count = 1;
         for (int64_t d : ones_dims) count *= d;
         const std::vector<int8_t> ones(static_cast<size_t>(count), 1);
@@ -138,41 +164,34 @@ void OnednnProgram::build_integer(size_t n) {
                                                   {DNNL_ARG_DST, sums}});
         int64_t positions = 1;   // batch times spatial
         for (size_t i = 0; i < yd.size(); ++i) positions *= i == 1 ? 1 : yd[i];
-        const int64_t per_group = O / g;
-        // Handles read when the pass runs: a function output's memory is bound per run.
-        steps_.push_back({{}, {}, [dst, sums, positions, O, g, per_group, c] {
-                            int32_t* acc = static_cast<int32_t*>(dst.get_data_handle());
-                            const int32_t* s = static_cast<const int32_t*>(sums.get_data_handle());
-                            for (int64_t p = 0; p < positions; ++p)
-                              for (int64_t o = 0; o < O; ++o) acc[p * O + o] += c * s[p * g + o / per_group];
-                          }, "host:weight_zero_point"});
+        std::optional<memory> to;
+        if (!direct) to = dst_mem(out, memory::desc(yd, dt::f32, last));
+        add_term(dst, sums, to, positions, O, g);
       }
     } else {
       const Shape &as = xv.type.shape, &bs = wv.type.shape;
       if (as.size() < 2 || bs.size() != 2) unsupported(node, "a product whose A has fewer than 2 dims or B other than 2");
       const int64_t K = bs[0], N = bs[1], M = xv.type.numel() / K;
-      const memory::desc a_md = plain_md({M, K}, xt), y_md = plain_md({M, N}, dt::s32);
-      auto make = [&](int64_t cols) {
-        dnnl::matmul::desc d(a_md, any_md({K, cols}, dt::s8), plain_md({M, cols}, dt::s32));
+      const memory::desc a_md = plain_md({M, K}, xt);
+      auto make = [&](int64_t cols, dt t) {
+        dnnl::matmul::desc d(a_md, any_md({K, cols}, dt::s8), plain_md({M, cols}, t));
         return dnnl::matmul::primitive_desc(d, attr, engine_);
       };
-      const auto pd = make(N);
+      const bool direct = c == 0 || out == y;
+      const auto pd = make(N, direct ? out_t : dt::s32);
       const memory a = plain_mem(x, {M, K});
-      const memory dst = dst_mem(y, y_md);
+      const memory dst = direct ? dst_mem(out, pd.dst_desc()) : new_mem(pd.dst_desc());
       add_step(dnnl::matmul(pd), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, weights(plain_md({K, N}, dt::s8), w8.data(), pd.weights_desc())},
                                   {DNNL_ARG_DST, dst}});
       if (c != 0) {
-        const auto spd = make(1);
+        const auto spd = make(1, dt::s32);
         const std::vector<int8_t> ones(static_cast<size_t>(K), 1);
         const memory sums = new_mem(spd.dst_desc());
         add_step(dnnl::matmul(spd), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, weights(plain_md({K, 1}, dt::s8), ones.data(), spd.weights_desc())},
                                      {DNNL_ARG_DST, sums}});
-        steps_.push_back({{}, {}, [dst, sums, M, N, c] {
-                            int32_t* acc = static_cast<int32_t*>(dst.get_data_handle());
-                            const int32_t* s = static_cast<const int32_t*>(sums.get_data_handle());
-                            for (int64_t m = 0; m < M; ++m)
-                              for (int64_t j = 0; j < N; ++j) acc[m * N + j] += c * s[m];
-                          }, "host:weight_zero_point"});
+        std::optional<memory> to;
+        if (!direct) to = dst_mem(out, plain_md({M, N}));
+        add_term(dst, sums, to, M, N, 1);
       }
     }
   } catch (const dnnl::error& e) {

@@ -262,7 +262,8 @@ TEST_CASE("onednn int8: what oneDNN 2.x cannot take is refused, not computed wro
 // function input (DynamicQuantizeLinear's output). Results are int32 sums: exactly ref's.
 TEST_CASE("onednn int8: ConvInteger and MatMulInteger with u8 weights and zero points, exactly") {
   for (const int64_t g : {int64_t{1}, int64_t{2}})
-    for (const bool u8_weights : {true, false}) {
+    for (const bool u8_weights : {true, false})
+    for (const bool cast : {false, true}) {   // a Cast to f32 after it is taken in
       FunctionBuilder b;
       const Shape xs{1, 4, 7, 7}, ys{1, 6, 7, 7};
       const ValueId x = b.input("x", xs, DType::u8), xz = b.input("x_zero", {}, DType::u8);
@@ -271,10 +272,11 @@ TEST_CASE("onednn int8: ConvInteger and MatMulInteger with u8 weights and zero p
                                    : b.constant<int8_t>("w", wt, {6, 4 / g, 3, 3}, random_ints<int8_t>(static_cast<size_t>(6 * 4 / g * 9), -128, 127, 16));
       const ValueId wz = u8_weights ? b.constant<uint8_t>("w_zero", wt, {}, {131}) : b.constant<int8_t>("w_zero", wt, {}, {0});
       const ValueId y = with_dtype(b, b.node("ConvInteger", {x, w, xz, wz}, ys, {{"pads", I{1, 1, 1, 1}}, {"group", g}}), DType::i32);
-      b.output(y);
-      INFO("group " << g << ", u8 weights " << u8_weights);
+      b.output(cast ? b.node("Cast", {y}, ys, {{"to", int64_t{1}}}) : y);
+      INFO("group " << g << ", u8 weights " << u8_weights << ", cast " << cast);
       check_within_one_step(b.g, 0.0);
       CHECK(count_prefix(b.g, "convolution:") == (u8_weights ? 2u : 1u));
+      CHECK(count_prefix(b.g, "reorder:") == 1u);   // the source into channels-last only
     }
   FunctionBuilder b;
   const ValueId a = b.input("a", {2, 3, 32}, DType::u8), az = b.input("a_zero", {}, DType::u8);
