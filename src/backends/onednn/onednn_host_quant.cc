@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace tessera::onednn {
 
@@ -46,6 +47,41 @@ void add_term(int32_t* acc, const int32_t* sums, float* to_f32, int64_t rows, in
       else a[j] = v;
     }
   }
+}
+
+namespace {
+
+template <typename A, typename B, typename Y>
+void quantized_add_typed(const A* a, HostQuant aq, const B* b, HostQuant bq, Y* y, HostQuant yq, float lo, float hi, int64_t n) {
+  const float qmin = std::is_signed_v<Y> ? -128.0f : 0.0f, qmax = std::is_signed_v<Y> ? 127.0f : 255.0f;
+  const float zy = static_cast<float>(yq.zero_point);
+  for (int64_t i = 0; i < n; ++i) {
+    // ref: DequantizeLinear (q - z) * s, Add, Relu / Clip, QuantizeLinear round(x / s) + z.
+    const float fa = static_cast<float>(static_cast<int32_t>(a[i]) - aq.zero_point) * aq.scale;
+    const float fb = static_cast<float>(static_cast<int32_t>(b[i]) - bq.zero_point) * bq.scale;
+    const float v = std::min(std::max(fa + fb, lo), hi);
+    const float r = std::nearbyint(v / yq.scale) + zy;
+    y[i] = static_cast<Y>(r < qmin ? qmin : (r > qmax ? qmax : r));
+  }
+}
+
+template <typename A, typename B>
+void quantized_add_to(const A* a, HostQuant aq, const B* b, HostQuant bq, void* y, HostQuant yq, float lo, float hi, int64_t n) {
+  if (yq.is_signed) quantized_add_typed(a, aq, b, bq, static_cast<int8_t*>(y), yq, lo, hi, n);
+  else quantized_add_typed(a, aq, b, bq, static_cast<uint8_t*>(y), yq, lo, hi, n);
+}
+
+template <typename A>
+void quantized_add_from(const A* a, HostQuant aq, const void* b, HostQuant bq, void* y, HostQuant yq, float lo, float hi, int64_t n) {
+  if (bq.is_signed) quantized_add_to(a, aq, static_cast<const int8_t*>(b), bq, y, yq, lo, hi, n);
+  else quantized_add_to(a, aq, static_cast<const uint8_t*>(b), bq, y, yq, lo, hi, n);
+}
+
+}  // namespace
+
+void quantized_add(const void* a, HostQuant aq, const void* b, HostQuant bq, void* y, HostQuant yq, float lo, float hi, int64_t n) {
+  if (aq.is_signed) quantized_add_from(static_cast<const int8_t*>(a), aq, b, bq, y, yq, lo, hi, n);
+  else quantized_add_from(static_cast<const uint8_t*>(a), aq, b, bq, y, yq, lo, hi, n);
 }
 
 }  // namespace tessera::onednn

@@ -18,9 +18,21 @@ namespace tessera::onednn {
 
 void OnednnProgram::find_int8() {
   std::vector<char> reads_group(fn_.nodes.size(), 0);
+  std::vector<NodeId> source_dqs;   // DequantizeLinear nodes groups read through
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     const Node& node = fn_.nodes[n];
     const std::string& op = node.op;
+    if (op == "Add") {
+      if (auto m = match_qadd(fn_, consumers_, static_cast<NodeId>(n))) {
+        for (NodeId id : m->nodes)
+          if (static_cast<size_t>(id) != n) absorbed_[static_cast<size_t>(id)] = 1;
+        reads_group[n] = 1;
+        source_dqs.push_back(m->a_dq);
+        source_dqs.push_back(m->b_dq);
+        qadd_at_.emplace(n, std::move(*m));
+      }
+      continue;
+    }
     if (op != "Conv" && op != "MatMul" && op != "Gemm" && op != "QLinearConv" && op != "QLinearMatMul") continue;
     std::string why;
     auto m = match_int8(fn_, consumers_, static_cast<NodeId>(n), &why);
@@ -31,16 +43,37 @@ void OnednnProgram::find_int8() {
     for (NodeId id : m->nodes)   // the anchor stays: the group is built when the loop reaches it
       if (static_cast<size_t>(id) != n) absorbed_[static_cast<size_t>(id)] = 1;
     reads_group[n] = 1;
+    if (m->src_dq != kNoNode) source_dqs.push_back(m->src_dq);
     int8_at_.emplace(n, std::move(*m));
   }
   // A source DequantizeLinear read by groups only is not run: the groups read its input.
-  for (const auto& [n, m] : int8_at_) {
-    if (m.src_dq == kNoNode) continue;
-    const ValueId v = fn_.node(m.src_dq).outputs[0];
+  for (NodeId dq : source_dqs) {
+    const ValueId v = fn_.node(dq).outputs[0];
     bool only_groups = !frame_.is_function_output(v);
     for (NodeId c : consumers_[static_cast<size_t>(v)]) only_groups = only_groups && reads_group[static_cast<size_t>(c)];
-    if (only_groups) absorbed_[static_cast<size_t>(m.src_dq)] = 1;
+    if (only_groups) absorbed_[static_cast<size_t>(dq)] = 1;
   }
+}
+
+void OnednnProgram::build_qadd(size_t n, const QAddMatch& m) {
+  const Node& node = fn_.nodes[n];
+  // a, b and the result in one layout: a's own when it has no blocks (an nhwc convolution output),
+  // else plain; b converted to it when it lives in another.
+  memory a;
+  const memory::desc y_md = elementwise_dst(m.a, dnnl_type(m.yq.dtype), a);
+  const dnnl_memory_desc_t& raw = y_md.data;
+  const Dims strides(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims);
+  const memory b = as_layout(m.b, memory::desc(y_md.dims(), dnnl_type(m.bq.dtype), strides));
+  const int64_t count = fn_.value(m.out).type.numel();
+  if (a.get_desc().get_size() != static_cast<size_t>(count) || b.get_desc().get_size() != static_cast<size_t>(count))
+    unsupported(node, "quantized operands that are not dense");
+  const memory y = dst_mem(m.out, y_md);
+  auto host = [](const QuantInfo& q) { return HostQuant{q.dtype == DType::i8, q.scale[0], q.zero_point[0]}; };
+  const HostQuant aq = host(m.aq), bq = host(m.bq), yq = host(m.yq);
+  const float lo = m.clip ? m.clip->first : -INFINITY, hi = m.clip ? m.clip->second : INFINITY;
+  steps_.push_back({{}, {}, [a, b, y, aq, bq, yq, lo, hi, count] {
+                      quantized_add(a.get_data_handle(), aq, b.get_data_handle(), bq, y.get_data_handle(), yq, lo, hi, count);
+                    }, "host:quantized_add"});
 }
 
 void OnednnProgram::build_int8(size_t n, const Int8Match& m) {

@@ -120,6 +120,10 @@ void OnednnProgram::build() {
       build_int8(n, it->second);
       continue;
     }
+    if (auto it = qadd_at_.find(n); it != qadd_at_.end()) {
+      build_qadd(n, it->second);
+      continue;
+    }
     const Node& node = fn_.nodes[n];
     for (size_t i = 1; i < node.outputs.size() && node.op != "Split" && node.op != "DynamicQuantizeLinear"; ++i) {
       const ValueId v = node.outputs[i];

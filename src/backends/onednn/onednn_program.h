@@ -159,6 +159,7 @@ class OnednnProgram {
   // as reorders with scales and zero points (onednn_int8.cc).
   void find_int8();
   void build_int8(size_t n, const Int8Match& m);
+  void build_qadd(size_t n, const QAddMatch& m);
   void build_quantize(size_t n);
   void build_cast(size_t n);
   void build_dynamic_quantize(size_t n);   // a host pass, ref's arithmetic
@@ -218,6 +219,7 @@ class OnednnProgram {
   std::unordered_map<size_t, UnaryMatch> unary_at_;            // GELU, SiLU: by the group's first node
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
+  std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;

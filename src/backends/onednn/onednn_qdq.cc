@@ -70,6 +70,10 @@ struct Matcher {
     if (why) *why = reason;
     return std::nullopt;
   }
+  bool refused(const std::string& reason) const {
+    if (why) *why = reason;
+    return false;
+  }
   // The node producing v inside the function, when it is `op`.
   std::optional<NodeId> producer(ValueId v, const char* op) const {
     if (v == kNoValue) return std::nullopt;
@@ -171,8 +175,14 @@ struct Matcher {
         return refuse("a bias that is neither float nor a dequantized int32");
       }
     }
-    // The result: [Relu | Clip] then QuantizeLinear, each the only reader of the value before it.
-    ValueId v = node.outputs[0];
+    if (!tail(node.outputs[0], m.nodes, m.clip, m.yq, m.out)) return std::nullopt;
+    std::sort(m.nodes.begin(), m.nodes.end());
+    return m;
+  }
+
+  // The result: [Relu | Clip] then QuantizeLinear, each the only reader of the value before it.
+  bool tail(ValueId v, std::vector<NodeId>& nodes, std::optional<std::pair<float, float>>& clip, QuantInfo& yq,
+            ValueId& out) const {
     auto next = sole(v);
     if (next && (fn.node(*next).op == "Relu" || fn.node(*next).op == "Clip")) {
       const Node& act = fn.node(*next);
@@ -187,24 +197,23 @@ struct Matcher {
           return static_cast<float>(attr_float(act.attrs, name, dflt));
         };
         auto l = bound(1, "min", -INFINITY), h = bound(2, "max", INFINITY);
-        if (!l || !h) return refuse("a Clip whose bounds are not constants");
+        if (!l || !h) return refused("a Clip whose bounds are not constants");
         lo = *l;
         hi = *h;
       }
-      m.clip = std::make_pair(lo, hi);
-      m.nodes.push_back(*next);
+      clip = std::make_pair(lo, hi);
+      nodes.push_back(*next);
       v = act.outputs[0];
       next = sole(v);
     }
-    if (!next || fn.node(*next).op != "QuantizeLinear") return refuse("its result is not quantized by one QuantizeLinear");
+    if (!next || fn.node(*next).op != "QuantizeLinear") return refused("its result is not quantized by one QuantizeLinear");
     const Node& q = fn.node(*next);
-    auto yq = quant_of(fn, input(q, 1), input(q, 2), input(q, 2) != kNoValue ? fn.value(input(q, 2)).type.dtype : DType::u8);
-    if (!yq) return refuse("output scale or zero point that are not constants");
-    m.yq = *yq;
-    m.out = q.outputs[0];
-    m.nodes.push_back(*next);
-    std::sort(m.nodes.begin(), m.nodes.end());
-    return m;
+    auto found = quant_of(fn, input(q, 1), input(q, 2), input(q, 2) != kNoValue ? fn.value(input(q, 2)).type.dtype : DType::u8);
+    if (!found) return refused("output scale or zero point that are not constants");
+    yq = *found;
+    out = q.outputs[0];
+    nodes.push_back(*next);
+    return true;
   }
 
   // What oneDNN 2.x takes, common to both forms.
@@ -239,6 +248,32 @@ struct Matcher {
 };
 
 }  // namespace
+
+std::optional<QAddMatch> match_qadd(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, NodeId add) {
+  const Matcher m{fn, consumers, nullptr};
+  const Node& node = fn.node(add);
+  if (node.op != "Add" || node.inputs.size() != 2 || node.inputs[0] == node.inputs[1]) return std::nullopt;
+  auto a_dq = m.producer(node.inputs[0], "DequantizeLinear"), b_dq = m.producer(node.inputs[1], "DequantizeLinear");
+  if (!a_dq || !b_dq) return std::nullopt;
+  QAddMatch q;
+  q.add = add;
+  q.a_dq = *a_dq;
+  q.b_dq = *b_dq;
+  q.a = fn.node(*a_dq).inputs[0];
+  q.b = fn.node(*b_dq).inputs[0];
+  const Shape& shape = fn.value(node.outputs[0]).type.shape;
+  if (fn.value(q.a).type.shape != shape || fn.value(q.b).type.shape != shape) return std::nullopt;
+  auto aq = node_quant(fn, fn.node(*a_dq)), bq = node_quant(fn, fn.node(*b_dq));
+  if (!aq || !bq) return std::nullopt;
+  q.aq = *aq;
+  q.bq = *bq;
+  q.nodes = {add};
+  if (!m.tail(node.outputs[0], q.nodes, q.clip, q.yq, q.out) || q.yq.scale.size() != 1) return std::nullopt;
+  for (const QuantInfo* p : {&q.aq, &q.bq, &q.yq})
+    if (p->dtype != DType::u8 && p->dtype != DType::i8) return std::nullopt;
+  std::sort(q.nodes.begin(), q.nodes.end());
+  return q;
+}
 
 std::optional<QuantInfo> node_quant(const Graph& fn, const Node& node) {
   if (node.inputs.size() < 2) return std::nullopt;

@@ -64,6 +64,21 @@ struct Int8Match {
   std::optional<std::pair<float, float>> clip;
 };
 
+// A quantized residual sum, as ONNX Runtime's QLinearAdd:
+//   y = QuantizeLinear([Relu | Clip](DequantizeLinear(a) + DequantizeLinear(b)))
+// every quantization per tensor, a and b of one shape. oneDNN 2.x's binary primitive takes no
+// zero points, so it runs as one host pass with ref's float arithmetic, element by element
+// (onednn_host_quant.h): exact, and one pass over the bytes where the nodes alone made four.
+struct QAddMatch {
+  NodeId add = kNoNode;
+  std::vector<NodeId> nodes;            // absorbed: the Add, the activation, the QuantizeLinear
+  NodeId a_dq = kNoNode, b_dq = kNoNode;
+  ValueId a = kNoValue, b = kNoValue, out = kNoValue;
+  QuantInfo aq, bq, yq;
+  std::optional<std::pair<float, float>> clip;   // as Int8Match
+};
+std::optional<QAddMatch> match_qadd(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, NodeId add);
+
 // The group whose anchor is node `n` (Conv, MatMul, Gemm, QLinearConv, QLinearMatMul), or nullopt
 // with `why` set when n looks like one but oneDNN cannot take it (why stays empty when n is not
 // quantized at all).

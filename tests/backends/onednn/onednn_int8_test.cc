@@ -212,21 +212,27 @@ TEST_CASE("onednn int8: QLinearConv with an s8 source and an int32 bias, then QL
   CHECK(count_prefix(m.g, "matmul:") == 1);
 }
 
-// Both dequantizations are reorders; the sum an f32 binary; the quantization a binary division by
-// the scale with round and + zero point as post-ops, exact against ref even on rounding ties
-// (sums of multiples of 0.02 and 0.03 divided by 0.04 hit x.5 often).
-TEST_CASE("onednn int8: DequantizeLinear -> Add -> QuantizeLinear, exactly as ref") {
-  FunctionBuilder b;
-  const Shape s{1, 8, 5, 5};
-  const ValueId a = b.input("a", s, DType::u8), c = b.input("c", s, DType::u8);
-  const ValueId as = b.scalar("a_scale", 0.02f), az = b.constant<uint8_t>("a_zero", DType::u8, {}, {128});
-  const ValueId cs = b.scalar("c_scale", 0.03f), cz = b.constant<uint8_t>("c_zero", DType::u8, {}, {7});
-  const ValueId sum = b.node("Add", {b.node("DequantizeLinear", {a, as, az}, s), b.node("DequantizeLinear", {c, cs, cz}, s)}, s);
-  b.output(with_dtype(b, b.node("QuantizeLinear", {sum, b.scalar("y_scale", 0.04f), b.constant<uint8_t>("y_zero", DType::u8, {}, {100})}, s),
-                      DType::u8));
-  check_within_one_step(b.g, 0.0);
-  CHECK(count_prefix(b.g, "reorder:") == 2);
-  CHECK(count_prefix(b.g, "binary:") == 2);
+// A quantized residual sum, DequantizeLinear x2 -> Add [-> Relu] -> QuantizeLinear, is one host pass
+// with ref's float arithmetic: exact, also on rounding ties (sums of multiples of 0.02 and 0.03
+// divided by 0.04 hit x.5 often). With a third reader of the sum it is not a group: the nodes
+// run alone (reorders, an f32 binary, a quantizing binary division), still exactly.
+TEST_CASE("onednn int8: DequantizeLinear x2 -> Add [-> Relu] -> QuantizeLinear, exactly as ref") {
+  for (const int variant : {0, 1, 2}) {   // plain, + Relu, the sum also an output
+    FunctionBuilder b;
+    const Shape s{1, 8, 5, 5};
+    const ValueId a = b.input("a", s, DType::u8), c = b.input("c", s, DType::i8);
+    const ValueId as = b.scalar("a_scale", 0.02f), az = b.constant<uint8_t>("a_zero", DType::u8, {}, {128});
+    const ValueId cs = b.scalar("c_scale", 0.03f), cz = b.constant<int8_t>("c_zero", DType::i8, {}, {7});
+    ValueId sum = b.node("Add", {b.node("DequantizeLinear", {a, as, az}, s), b.node("DequantizeLinear", {c, cs, cz}, s)}, s);
+    if (variant == 1) sum = b.node("Relu", {sum}, s);
+    if (variant == 2) b.output(sum);
+    b.output(with_dtype(b, b.node("QuantizeLinear", {sum, b.scalar("y_scale", 0.04f), b.constant<uint8_t>("y_zero", DType::u8, {}, {100})}, s),
+                        DType::u8));
+    INFO("variant " << variant);
+    check_within_one_step(b.g, 0.0);
+    CHECK(count_prefix(b.g, "host:quantized_add") == (variant == 2 ? 0u : 1u));
+    CHECK(count_prefix(b.g, "binary:") == (variant == 2 ? 2u : 0u));
+  }
 }
 
 TEST_CASE("onednn int8: what oneDNN 2.x cannot take is refused, not computed wrong") {
