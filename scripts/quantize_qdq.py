@@ -11,7 +11,8 @@ What it writes (ONNX Runtime's QDQ format, static, per-channel weights):
   through a DequantizeLinear, as ONNX Runtime quantizes biases;
 - its activation input and its result are quantized to uint8 (asymmetric, min/max calibration):
   QuantizeLinear once per tensor, then one DequantizeLinear per reader (ONNX Runtime's
-  EnsureUniqueDQForNodeUnit), so that each reader is a node unit of its own;
+  EnsureUniqueDQForNodeUnit), so that each reader is a node unit of its own (--shared-dq: one
+  DequantizeLinear for all readers, as ONNX Runtime's quantizer writes it by default);
 - a Relu or Clip that is the only reader of the op's result stays between the op and the
   QuantizeLinear, which quantizes its output instead (ONNX Runtime's removable activations);
 - everything else (Add, pooling, Flatten) computes in float on dequantized values and is
@@ -140,7 +141,7 @@ def calibrate(model_path, model, tensors, args, workdir):
     return ranges
 
 
-def quantize(model, ops, tensors, ranges):
+def quantize(model, ops, tensors, ranges, shared_dq=False):
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     outputs = {o.name for o in g.output}
@@ -170,8 +171,9 @@ def quantize(model, ops, tensors, ranges):
             renamed[t] = source
         nodes = [helper.make_node("QuantizeLinear", [source, sn, zn], [f"{base}_quantized"], name=f"{base}_QuantizeLinear")]
         for j, (reader, k) in enumerate(readers.get(t, [])):
-            dq = f"{base}_dequantized_{j}"
-            nodes.append(helper.make_node("DequantizeLinear", [f"{base}_quantized", sn, zn], [dq], name=f"{base}_DequantizeLinear_{j}"))
+            dq = f"{base}_dequantized_{0 if shared_dq else j}"
+            if j == 0 or not shared_dq:
+                nodes.append(helper.make_node("DequantizeLinear", [f"{base}_quantized", sn, zn], [dq], name=f"{base}_DequantizeLinear_{j}"))
             reader.input[k] = dq
             dequantized_from[dq] = t
         if t in outputs:
@@ -247,6 +249,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--input", action="append", default=[], help="NAME=FILE.npy: a calibration input instead of random data")
     ap.add_argument("--tessera", default=os.environ.get("TESSERA", "build/tessera"))
+    ap.add_argument("--shared-dq", action="store_true",
+                    help="one DequantizeLinear per tensor for all its readers (ONNX Runtime's quantizer without DedicatedQDQPair)")
     args = ap.parse_args()
     try:
         model = onnx.load(args.model)
@@ -264,7 +268,7 @@ def main():
         fail(f"{args.model}: no Conv, Gemm or MatMul with a constant weight to quantize")
     with tempfile.TemporaryDirectory(prefix="quantize_qdq_") as d:
         ranges = calibrate(args.model, model, tensors, args, d)
-    q = quantize(model, ops, tensors, ranges)
+    q = quantize(model, ops, tensors, ranges, args.shared_dq)
     onnx.checker.check_model(q)
     onnx.save(q, args.out)
     print(f"wrote {args.out}: {len(ops)} quantized ops, {len(tensors)} quantized activations")

@@ -205,8 +205,13 @@ void OnednnProgram::build_dynamic_quantize(size_t n) {
 void OnednnProgram::build_quantize(size_t n) {
   const Node& node = fn_.nodes[n];
   const bool dequantize = node.op == "DequantizeLinear";
-  const auto q = node_quant(fn_, node);
+  // A DequantizeLinear per axis (an int8 weight outside a group) with zero points 0 is a reorder
+  // with one scale per index along the axis.
+  const auto q = node_quant(fn_, node, dequantize);
   if (!q) unsupported(node, "scale and zero point must be constants, per tensor");
+  const bool per_axis = q->scale.size() > 1;
+  if (per_axis && std::any_of(q->zero_point.begin(), q->zero_point.end(), [](int32_t z) { return z != 0; }))
+    unsupported(node, "zero points per axis");
   const ValueId x = node.inputs[0], y = node.outputs[0];
   memory src;
   const memory::desc dst_md = elementwise_dst(x, dnnl_type(fn_.value(y).type.dtype), src);
@@ -215,7 +220,14 @@ void OnednnProgram::build_quantize(size_t n) {
   if (dequantize) {
     // (q - z) * s: a reorder with a source zero point and a scale, exact in f32 like ref's.
     dnnl::primitive_attr attr;
-    attr.set_output_scales(0, {s});
+    if (per_axis) {
+      const auto rank = static_cast<int64_t>(fn_.value(x).type.shape.size());
+      int64_t axis = attr_int(node.attrs, "axis", 1);
+      if (axis < 0) axis += rank;
+      attr.set_output_scales(1 << axis, q->scale);
+    } else {
+      attr.set_output_scales(0, {s});
+    }
     if (z != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {z});
     std::optional<dnnl::reorder::primitive_desc> pd;
     try {

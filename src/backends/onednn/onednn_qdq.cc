@@ -275,13 +275,13 @@ std::optional<QAddMatch> match_qadd(const Graph& fn, const std::vector<std::vect
   return q;
 }
 
-std::optional<QuantInfo> node_quant(const Graph& fn, const Node& node) {
+std::optional<QuantInfo> node_quant(const Graph& fn, const Node& node, bool per_axis) {
   if (node.inputs.size() < 2) return std::nullopt;
   const bool dq = node.op == "DequantizeLinear";
   const ValueId z = input(node, 2);
   const DType t = dq ? fn.value(node.inputs[0]).type.dtype : (z != kNoValue ? fn.value(z).type.dtype : DType::u8);
   auto q = quant_of(fn, node.inputs[1], z, t);
-  if (!q || q->scale.size() != 1) return std::nullopt;
+  if (!q || (q->scale.size() != 1 && !per_axis)) return std::nullopt;
   return q;
 }
 

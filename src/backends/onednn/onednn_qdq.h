@@ -85,8 +85,8 @@ std::optional<QAddMatch> match_qadd(const Graph& fn, const std::vector<std::vect
 std::optional<Int8Match> match_int8(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers, NodeId n,
                                     std::string* why = nullptr);
 
-// Per-tensor scale and zero point of a QuantizeLinear / DequantizeLinear node, from its constants;
-// nullopt when they are not constants or not per tensor.
-std::optional<QuantInfo> node_quant(const Graph& fn, const Node& node);
+// Scale and zero point of a QuantizeLinear / DequantizeLinear node, from its constants; nullopt
+// when they are not constants, or not per tensor unless `per_axis`.
+std::optional<QuantInfo> node_quant(const Graph& fn, const Node& node, bool per_axis = false);
 
 }  // namespace tessera::onednn

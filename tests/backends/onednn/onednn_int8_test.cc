@@ -292,3 +292,19 @@ TEST_CASE("onednn int8: ConvInteger and MatMulInteger with u8 weights and zero p
   check_within_one_step(b.g, 0.0);
   CHECK(count_prefix(b.g, "matmul:") == 2);
 }
+
+// An int8 weight dequantized per output channel outside a group (its convolution reads a float
+// source): the DequantizeLinear is a reorder with per-channel scales, the convolution f32.
+TEST_CASE("onednn int8: a DequantizeLinear per axis alone is a reorder with per-channel scales") {
+  FunctionBuilder b;
+  const Shape xs{1, 4, 6, 6}, ys{1, 3, 6, 6};
+  const ValueId x = b.input("x", xs);
+  const ValueId wq = b.constant<int8_t>("wq", DType::i8, {3, 4, 3, 3}, random_ints<int8_t>(108, -127, 127, 18));
+  const ValueId ws = b.constant<float>("w_scale", DType::f32, {3}, {0.01f, 0.02f, 0.005f});
+  const ValueId wz = b.constant<int8_t>("w_zero", DType::i8, {3}, {0, 0, 0});
+  const ValueId w = b.node("DequantizeLinear", {wq, ws, wz}, {3, 4, 3, 3}, {{"axis", int64_t{0}}});
+  b.output(b.node("Conv", {x, w}, ys, {{"pads", I{1, 1, 1, 1}}}));
+  tessera::testing::check_against_ref("onednn", b.g);
+  CHECK(count_prefix(b.g, "reorder:") >= 1);
+  CHECK(count_prefix(b.g, "convolution:") == 1);
+}
