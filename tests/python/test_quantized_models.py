@@ -331,6 +331,44 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         self.assertEqual(result["max_abs_error"], 0.0)
 
 
+    def test_quantize_qdq_script(self):
+        # scripts/quantize_qdq.py on a small float model (Conv, Relu, residual Add, Gemm): its
+        # groups become int8 on onednn, and the quantized model stays close to the float one.
+        w1 = RNG.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32)
+        w2 = RNG.normal(0, 0.2, (8, 8, 3, 3)).astype(np.float32)
+        fc = RNG.normal(0, 0.1, (10, 8 * 8 * 8)).astype(np.float32)
+        inits = {"w1": w1, "b1": RNG.normal(0, 0.1, 8).astype(np.float32), "w2": w2, "fc": fc,
+                 "fc_b": np.zeros(10, np.float32), "shape": np.array([1, -1], np.int64)}
+        nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1], strides=[2, 2]),
+                 helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+                 helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+                 helper.make_node("Add", ["c2", "r1"], ["s"], name="add"),
+                 helper.make_node("Relu", ["s"], ["r2"], name="relu2"),
+                 helper.make_node("Reshape", ["r2", "shape"], ["flat"], name="flatten"),
+                 helper.make_node("Gemm", ["flat", "fc", "fc_b"], ["y"], name="fc", transB=1)]
+        d = tempfile.mkdtemp(prefix="tessera_quantize_qdq_")
+        src, out = os.path.join(d, "float.onnx"), os.path.join(d, "qdq.onnx")
+        onnx.save(model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [1, 10])], inits), src)
+        r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", src, out, "--tessera", CLI], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        q = onnx.load(out)
+        onnx.checker.check_model(q)
+        ops = [n.op_type for n in q.graph.node]
+        self.assertEqual(ops.count("QuantizeLinear"), 5)   # the inputs and results of the three ops: x, r1, c2, flat, y
+        path, plan, where = self.partition(q, "qdq", "measure")
+        for n in ("conv1", "conv2", "fc"):
+            self.assertEqual(where[n], "onednn", n)
+        result, verbose = self.run_checked(path, plan)
+        # Both convolutions int8 (distinct problem descriptions, each run several times).
+        self.assertEqual(len({v.split(",")[-2] for v in verbose if ",convolution," in v and "src_u8" in v}), 2)
+        self.assertTrue(any(",matmul," in v and "src_u8" in v for v in verbose))
+        # Bad input: one line, exit 2.
+        r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", os.path.join(d, "missing.onnx"), out], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+
 class QuantizedModelsTest(unittest.TestCase):
     def run_model(self, name, build, shape=(1, 3, 16, 16)):
         m, reference = build()
