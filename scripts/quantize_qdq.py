@@ -3,6 +3,7 @@
 
     /usr/bin/python3 scripts/quantize_qdq.py MODEL.onnx OUT.onnx [--calibration N] [--seed S]
                                            [--input NAME=FILE.npy]... [--tessera build/tessera]
+                                           [--format qdq|qoperator] [--shared-dq]
 
 What it writes (ONNX Runtime's QDQ format, static, per-channel weights):
 - every Conv, Gemm and MatMul with a constant weight is quantized: its weight becomes an int8
@@ -16,7 +17,10 @@ What it writes (ONNX Runtime's QDQ format, static, per-channel weights):
 - a Relu or Clip that is the only reader of the op's result stays between the op and the
   QuantizeLinear, which quantizes its output instead (ONNX Runtime's removable activations);
 - everything else (Add, pooling, Flatten) computes in float on dequantized values and is
-  quantized again where a quantized op reads it.
+  quantized again where a quantized op reads it;
+- --format qoperator: each convolution unit (DQ, DQ, [DQ bias] -> Conv [-> Relu] -> Q) becomes one
+  QLinearConv, as ONNX Runtime's QOperator format writes it (a Relu only where the result's zero
+  point is 0, which saturation then implements); Gemm, Add and pooling stay in QDQ form.
 
 Calibration: the tensors to quantize are made graph outputs of a copy of the model, which
 `tessera run` executes (ref + onednn, roofline plan) on N seeded standard-normal inputs (or the
@@ -241,6 +245,63 @@ def quantize(model, ops, tensors, ranges, shared_dq=False):
     return model
 
 
+def to_qoperator(model):
+    """Each QDQ convolution unit as one QLinearConv (ONNX Runtime's QOperator format):
+    DQ(x), DQ(w), [DQ(b int32)] -> Conv [-> Relu] -> Q becomes QLinearConv(x_q, ..., b_q). A Relu
+    goes only where the result is uint8 with zero point 0 (saturation at 0 is then the Relu).
+    Everything else (Gemm, Add, pooling) stays in QDQ form."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    producers = {o: n.name for n in g.node for o in n.output}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n.name)
+    nodes = {n.name: n for n in g.node}
+    graph_outputs = {o.name for o in g.output}
+
+    def only_reader(tensor):
+        readers = consumers.get(tensor, [])
+        return nodes[readers[0]] if len(readers) == 1 and tensor not in graph_outputs else None
+
+    def produced_by(tensor, op):
+        n = nodes.get(producers.get(tensor, ""))
+        return n if n is not None and n.op_type == op else None
+
+    drop, replace = set(), {}
+    for n in g.node:
+        if n.op_type != "Conv":
+            continue
+        dx, dw = produced_by(n.input[0], "DequantizeLinear"), produced_by(n.input[1], "DequantizeLinear")
+        has_bias = len(n.input) > 2 and n.input[2]
+        db = produced_by(n.input[2], "DequantizeLinear") if has_bias else None
+        if dx is None or dw is None or (has_bias and db is None) or only_reader(n.input[0]) is None:
+            continue
+        q, relu = only_reader(n.output[0]), None
+        if q is not None and q.op_type == "Relu":
+            relu, q = q, only_reader(q.output[0])
+        if q is None or q.op_type != "QuantizeLinear" or len(q.input) < 3:
+            continue
+        if relu is not None:
+            zp = numpy_helper.to_array(inits[q.input[2]])
+            if zp.dtype != np.uint8 or zp.any():
+                continue
+        inputs = [dx.input[0], dx.input[1], dx.input[2], dw.input[0], dw.input[1], dw.input[2], q.input[1], q.input[2]]
+        new = helper.make_node("QLinearConv", inputs + ([db.input[0]] if db is not None else []), [q.output[0]], name=n.name)
+        new.attribute.extend(n.attribute)
+        replace[n.name] = new
+        drop.update(x.name for x in (dx, dw, db, relu, q) if x is not None)
+    kept = [replace.get(n.name, n) for n in g.node if n.name not in drop]
+    kept = [copy.deepcopy(n) for n in kept]
+    del g.node[:]
+    g.node.extend(kept)
+    used = {i for n in g.node for i in n.input}
+    keep = [copy.deepcopy(i) for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    return model, len(replace)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model")
@@ -249,6 +310,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--input", action="append", default=[], help="NAME=FILE.npy: a calibration input instead of random data")
     ap.add_argument("--tessera", default=os.environ.get("TESSERA", "build/tessera"))
+    ap.add_argument("--format", choices=("qdq", "qoperator"), default="qdq",
+                    help="qoperator: each convolution unit as one QLinearConv, the rest in QDQ form")
     ap.add_argument("--shared-dq", action="store_true",
                     help="one DequantizeLinear per tensor for all its readers (ONNX Runtime's quantizer without DedicatedQDQPair)")
     args = ap.parse_args()
@@ -268,10 +331,15 @@ def main():
         fail(f"{args.model}: no Conv, Gemm or MatMul with a constant weight to quantize")
     with tempfile.TemporaryDirectory(prefix="quantize_qdq_") as d:
         ranges = calibrate(args.model, model, tensors, args, d)
+    if args.format == "qoperator" and args.shared_dq:
+        fail("--format qoperator takes one DequantizeLinear per reader (no --shared-dq)")
     q = quantize(model, ops, tensors, ranges, args.shared_dq)
+    converted = 0
+    if args.format == "qoperator":
+        q, converted = to_qoperator(q)
     onnx.checker.check_model(q)
     onnx.save(q, args.out)
-    print(f"wrote {args.out}: {len(ops)} quantized ops, {len(tensors)} quantized activations")
+    print(f"wrote {args.out}: {len(ops)} quantized ops ({converted} as QLinearConv), {len(tensors)} quantized activations")
 
 
 if __name__ == "__main__":

@@ -362,6 +362,20 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         # Both convolutions int8 (distinct problem descriptions, each run several times).
         self.assertEqual(len({v.split(",")[-2] for v in verbose if ",convolution," in v and "src_u8" in v}), 2)
         self.assertTrue(any(",matmul," in v and "src_u8" in v for v in verbose))
+        # QOperator format: both convolution units become QLinearConv (conv1's Relu goes: its result's
+        # zero point is 0), still int8 on onednn.
+        qop = os.path.join(d, "qop.onnx")
+        r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", src, qop, "--format", "qoperator", "--tessera", CLI],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        q = onnx.load(qop)
+        onnx.checker.check_model(q)
+        ops = [n.op_type for n in q.graph.node]
+        self.assertEqual((ops.count("QLinearConv"), ops.count("Conv"), ops.count("Relu")), (2, 0, 1))
+        path, plan, where = self.partition(q, "qop", "roofline")
+        self.assertEqual((where["conv1"], where["conv2"]), ("onednn", "onednn"))
+        _, verbose = self.run_checked(path, plan)
+        self.assertEqual(len({v.split(",")[-2] for v in verbose if ",convolution," in v and "src_u8" in v}), 2)
         # Bad input: one line, exit 2.
         r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", os.path.join(d, "missing.onnx"), out], capture_output=True,
                            text=True)
