@@ -8,7 +8,9 @@
 # Models: a bundled one (data/models/NAME.onnx); paddle_det, paddle_rec, paddle_cls (PaddleOCR,
 # scripts/fetch_models.sh, at the shapes PaddleOCR feeds them: 1x3x320x320, 1x3x48x320,
 # 1x3x48x192); or one of scripts/export_models.py's benchmark zoo (transformer_encoder,
-# efficientnet_b0, shufflenet_v2_x1_0, regnet_y_400mf, resnet34), exported into DIR/zoo on first use.
+# efficientnet_b0, shufflenet_v2_x1_0, regnet_y_400mf, resnet34), exported into DIR/zoo on first use;
+# NAME_qdq / NAME_qop: that model statically quantized to int8 (scripts/quantize_qdq.py), QDQ or
+# QOperator format, e.g. resnet18_qdq.
 # Backends: all six by default (ref,onednn,eigen,blas,xnnpack,halide).
 #
 # --threads T (default 1): compute threads of tune's measurements, of every run and bench, and
@@ -81,6 +83,14 @@ model_of() {
     paddle_det) model=data/models/paddleocr/ch_PP-OCRv4_det_infer.onnx; shape="x=1x3x320x320" ;;
     paddle_rec) model=data/models/paddleocr/ch_PP-OCRv4_rec_infer.onnx; shape="x=1x3x48x320" ;;
     paddle_cls) model=data/models/paddleocr/ch_ppocr_mobile_v2.0_cls_infer.onnx; shape="x=1x3x48x192" ;;
+    *_qdq|*_qop)   # a zoo model statically quantized (scripts/quantize_qdq.py), QDQ or QOperator format
+       model="$out/zoo/$1.onnx"
+       base="${1%_q*}"
+       format=qdq; case "$1" in *_qop) format=qoperator ;; esac
+       if [ ! -f "$model" ]; then
+         [ -f "$out/zoo/$base.onnx" ] || /usr/bin/python3 scripts/export_models.py --only "$base" --out "$out/zoo" >/dev/null
+         /usr/bin/python3 scripts/quantize_qdq.py "$out/zoo/$base.onnx" "$model" --format "$format" --tessera "$tessera" >/dev/null
+       fi ;;
     *) model="data/models/$1.onnx"
        if [ ! -f "$model" ]; then
          model="$out/zoo/$1.onnx"

@@ -49,6 +49,9 @@ OpKind op_kind(std::string_view op);                // Opaque when unknown
 // Whether input `index` of `op` is an operand whose *value* shapes the computation (a Reshape
 // target, Resize scales, Slice bounds, Clip bounds, reduction axes, ...), as opposed to data.
 // A constant read through such an input is never a weight (graph.h, Value::is_weight).
+// Quantization scales and zero points (QuantizeLinear, DequantizeLinear, QLinearConv,
+// QLinearMatMul) are such operands: an int8 kernel folds them into its output scales when it is
+// created, so it needs their values, as a Clip needs its bounds.
 bool is_value_input(std::string_view op, size_t index);
 double node_flops(const Graph& g, const Node& n);   // 0 when unknown
 double node_bytes(const Graph& g, const Node& n);   // bytes of all inputs read + outputs written

@@ -42,8 +42,11 @@ bool outputs_foldable(const Graph& g, const Node& n, const std::vector<char>& kn
   return any;
 }
 
-bool foldable_op(const Node& n, const KernelRegistry& kernels) {
+bool foldable_op(const Graph& g, const Node& n, const KernelRegistry& kernels) {
   if (!n.domain.empty() || n.op == "If" || n.op == "Loop" || n.op == "Scan") return false;
+  // A dequantized weight stays a DequantizeLinear of its int8 tensor: an int8 backend takes the
+  // node into its quantized convolution or product, which a folded float copy would not let it.
+  if (n.op == "DequantizeLinear" && !n.inputs.empty() && g.value(n.inputs[0]).type.numel() > 1) return false;
   return kernels.supports(n.op);
 }
 
@@ -92,7 +95,7 @@ int fold_constants(Graph& g, std::vector<char>& known, std::vector<char>& folded
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (folded[id]) continue;
     const Node& n = g.node(id);
-    if (!foldable_op(n, kernels) || !outputs_foldable(g, n, known)) continue;
+    if (!foldable_op(g, n, kernels) || !outputs_foldable(g, n, known)) continue;
     std::optional<std::vector<ConstTensorView>> ins = known_inputs(g, n, known);
     if (!ins) continue;
     std::optional<std::vector<HostTensor>> results = run_kernel(g, n, *ins, kernels);

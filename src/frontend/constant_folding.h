@@ -19,7 +19,8 @@
 // there is one evaluator, ref's, checked against ONNX's node tests. Conditions fold too (Size,
 // Equal, Not, Cast to bool), so an If guarding shape-dependent code can be inlined (if_inlining.h).
 //
-// Left as nodes: ops ref has no kernel for; control flow (an If is inlined when its condition
+// Left as nodes: ops ref has no kernel for; DequantizeLinear of a tensor (an int8 weight stays
+// int8 for the backends that compute in int8); control flow (an If is inlined when its condition
 // folds; Loop and Scan are closed over what they read, control_flow.h); ops of another domain;
 // nodes reading a constant without data (shape-only weights); nodes whose kernel refuses its
 // inputs (the plan's run reports it); and nodes with an output of more than kMaxFoldElements

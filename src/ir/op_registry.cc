@@ -77,6 +77,7 @@ bool is_value_input(std::string_view op, size_t index) {
       {"Split", 1, 1},    {"TopK", 1, 1},      {"Range", 0, 2},    {"OneHot", 1, 2},    {"ConstantOfShape", 0, 0},
       {"ReduceSum", 1, 1}, {"ReduceMean", 1, 1}, {"ReduceMax", 1, 1}, {"ReduceMin", 1, 1}, {"ReduceProd", 1, 1},
       {"ReduceL1", 1, 1}, {"ReduceL2", 1, 1},  {"ReduceSumSquare", 1, 1}, {"ReduceLogSumExp", 1, 1},
+      {"QuantizeLinear", 1, 2}, {"DequantizeLinear", 1, 2}, {"QLinearConv", 1, 7}, {"QLinearMatMul", 1, 7},
   };
   for (const Entry& e : kValueInputs)
     if (e.op == op) return index >= e.first && index <= e.last;

@@ -43,7 +43,7 @@ HostTensor from_view(const TensorView& v) {
 Tolerance for_dtype(const Tolerance& tol, DType t) {
   if (t != DType::f16 && t != DType::bf16) return tol;
   const double floor = 8.0 * (t == DType::f16 ? 0x1p-10 : 0x1p-7);
-  return Tolerance{std::max(tol.rtol, floor), std::max(tol.atol, floor)};
+  return Tolerance{std::max(tol.rtol, floor), std::max(tol.atol, floor), tol.step};
 }
 
 // Coarser of two precisions: bf16 < f16 < anything else (which imposes no floor).
@@ -68,6 +68,25 @@ std::vector<DType> computed_precision(const Graph& g) {
   return p;
 }
 
+// One quantization step of every value a quantizing node writes (header), 0 for the others.
+std::vector<double> quantization_steps(const Graph& g) {
+  std::vector<double> step(g.values.size(), 0.0);
+  for (const Node& n : g.nodes) {
+    if (n.outputs.empty() || n.outputs[0] == kNoValue) continue;
+    const bool quantizes = n.op == "QuantizeLinear" || n.op.rfind("QLinear", 0) == 0;
+    if (quantizes && !is_float(g.value(n.outputs[0]).type.dtype)) step[static_cast<size_t>(n.outputs[0])] = 1.0;
+    if (n.op == "DequantizeLinear" && n.inputs.size() > 1) {
+      const Value& s = g.value(n.inputs[1]);
+      if (s.is_constant() && s.data && s.type.dtype == DType::f32 && s.type.numel() == 1) {
+        float f;
+        std::memcpy(&f, s.data->data(), sizeof f);
+        step[static_cast<size_t>(n.outputs[0])] = std::fabs(f);
+      }
+    }
+  }
+  return step;
+}
+
 }  // namespace
 
 TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& given) {
@@ -84,6 +103,10 @@ TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& ref
   const bool exact = !is_float(actual.type.dtype);
   double scale = 1.0;
   for (double x : r) if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+  auto allowed = [&](size_t i) {
+    const double step = tol.step * (1.0 + 1e-6);   // the step itself, rounded in float
+    return exact ? step : std::max(step, tol.atol * scale + tol.rtol * std::fabs(r[i]));
+  };
   for (size_t i = 0; i < a.size(); ++i) {
     bool pass;
     double err;
@@ -95,7 +118,7 @@ TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& ref
       err = pass ? 0.0 : INFINITY;
     } else {
       err = std::fabs(a[i] - r[i]);
-      pass = exact ? err == 0.0 : err <= tol.atol * scale + tol.rtol * std::fabs(r[i]);
+      pass = err <= allowed(i);
     }
     c.max_abs_error = std::max(c.max_abs_error, err);
     if (!pass && c.ok) {
@@ -103,7 +126,7 @@ TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& ref
       c.worst = static_cast<int64_t>(i);
       char buf[160];
       std::snprintf(buf, sizeof buf, "element %zu: %.9g vs ref %.9g (tolerance %.3g)", i, a[i], r[i],
-                    exact ? 0.0 : tol.atol * scale + tol.rtol * std::fabs(r[i]));
+                    allowed(i));
       c.reason = buf;
     }
   }
@@ -130,7 +153,12 @@ CheckReport check_against_ref(Executor& executor, const std::vector<HostTensor>&
   }
 
   const std::vector<DType> precision = computed_precision(model);
-  auto tolerance_of = [&](ValueId v) { return for_dtype(tol, precision[static_cast<size_t>(v)]); };
+  const std::vector<double> steps = quantization_steps(model);
+  auto tolerance_of = [&](ValueId v) {
+    Tolerance t = for_dtype(tol, precision[static_cast<size_t>(v)]);
+    t.step = std::max(t.step, steps[static_cast<size_t>(v)]);
+    return t;
+  };
   std::unordered_map<std::string, ValueId> by_name;
   for (ValueId v = 0; v < static_cast<ValueId>(model.values.size()); ++v) by_name[model.value(v).name] = v;
 

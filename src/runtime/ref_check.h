@@ -17,6 +17,11 @@
 // check_against_ref holds a tensor computed from half data to the same precision even when it is
 // stored in f32 (an f16 model's outputs, Cast back to f32): a value's precision is the coarsest
 // format among the values it is computed from.
+// A quantized value is held to one quantization step: an integer written by QuantizeLinear or a
+// QLinear op may differ by 1, a float written by a per-tensor DequantizeLinear by its scale. An
+// int8 backend computes the group's float arithmetic in another order (integer sums, one output
+// scale) than ref's node-by-node float kernels, and a value within float rounding of a rounding
+// boundary lands one step apart; integers elsewhere stay exact.
 // max_abs_error is the largest |a - r| over the model outputs (floats and ints alike);
 // max_rel_error the largest ||a - r||_2 / ||r||_2, the measure of accuracy budgets (a plan with
 // reduced-precision partitions is judged by it: `tessera run --check` compares it with the
@@ -34,6 +39,7 @@ namespace tessera {
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-4;
+  double step = 0.0;   // a quantized value: one quantization step (above)
 };
 
 struct TensorComparison {

@@ -57,14 +57,6 @@ inline Dims padded(const Shape& shape, size_t rank) {
   return d;
 }
 
-// Plain row-major descriptor of type t (the f32 one's dims, a scalar as [1]).
-inline memory::desc plain_md(const Dims& d, memory::data_type t) {
-  const Dims dims = onednn::plain_md(d).dims();
-  Dims strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return memory::desc(dims, t, strides);
-}
-
 inline bool commutative(algorithm a) {
   return a == algorithm::binary_add || a == algorithm::binary_mul || a == algorithm::binary_max ||
          a == algorithm::binary_min;

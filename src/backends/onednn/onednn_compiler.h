@@ -44,8 +44,14 @@
 // onednn under another name), and so is every function on a CPU without native bf16
 // (onednn_bf16.cc): oneDNN would emulate bf16 there, slower than f32.
 //
-// Anything else (an op oneDNN lacks, a dtype other than f32, MaxPool's Indices, Gemm with
-// alpha != 1) is KernelUnsupported: no fallback to another backend's kernels.
+// Quantized models: a QDQ group or QLinearConv/QLinearMatMul is one int8 convolution or matmul,
+// ConvInteger/MatMulInteger exact int32 ones, a quantized residual sum one host pass; Q, DQ, Cast
+// to f32 and DynamicQuantizeLinear alone run as reorders, a binary division or host passes
+// (onednn_qdq.h, onednn_int8.cc, onednn_integer.cc, onednn_host_quant.h). Integer tensors appear
+// only around those ops.
+//
+// Anything else (an op oneDNN lacks, a dtype other than f32 outside the quantized ops, MaxPool's
+// Indices, Gemm with alpha != 1) is KernelUnsupported: no fallback to another backend's kernels.
 #pragma once
 
 #include <memory>

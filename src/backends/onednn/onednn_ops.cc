@@ -3,20 +3,18 @@
 
 namespace tessera::onednn {
 
-void OnednnProgram::build_conv(size_t n, bool transposed) {
-  const Node& node = fn_.nodes[n];
-  const ValueId x = node.inputs[0], w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const Shape &xs = fn_.value(x).type.shape, &ws = fn_.value(w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, const Shape& ys, bool transposed) {
   const size_t sp = xs.size() - 2;
-  if (xs.size() < 3 || xs.size() > 5) unsupported(node, "only 1-D, 2-D and 3-D convolutions");
-  const int64_t g = attr_int(node.attrs, "group", 1);
+  ConvGeometry geo;
+  const int64_t g = geo.groups = attr_int(node.attrs, "group", 1);
   const auto strides = attr_ints(node.attrs, "strides", std::vector<int64_t>(sp, 1));
   const auto dil = attr_ints(node.attrs, "dilations", std::vector<int64_t>(sp, 1));
   const auto pads = attr_ints(node.attrs, "pads", std::vector<int64_t>(2 * sp, 0));
   const auto outpad = attr_ints(node.attrs, "output_padding", std::vector<int64_t>(sp, 0));
   const std::string auto_pad = attr_string(node.attrs, "auto_pad", "NOTSET");
-  Dims st(sp), dl(sp), pl(sp), pr(sp), k(ws.begin() + 2, ws.end());
+  Dims &st = geo.st, &dl = geo.dl, &pl = geo.pl, &pr = geo.pr, &k = geo.k;
+  st.resize(sp), dl.resize(sp), pl.resize(sp), pr.resize(sp);
+  k.assign(ws.begin() + 2, ws.end());
   for (size_t i = 0; i < sp; ++i) {
     const int64_t in = xs[2 + i], out = ys[2 + i], ek = (k[i] - 1) * dil[i] + 1;
     st[i] = strides[i];
@@ -36,25 +34,36 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
   const int64_t C = xs[1], O = ys[1];
   int64_t K = 1;
   for (int64_t d : k) K *= d;
-  Dims wdims, wstrides;                       // the ONNX weight bytes, seen with oneDNN's dims
+  Dims &wdims = geo.wdims, &wstrides = geo.wstrides;   // the ONNX weight bytes, seen with oneDNN's dims
   if (g > 1) wdims = {g, O / g, C / g};
   else wdims = {O, C};
   wdims.insert(wdims.end(), k.begin(), k.end());
   wstrides.assign(wdims.size(), 0);
-  {
-    Dims ks(sp, 1);
-    for (size_t i = sp; i-- > 1;) ks[i - 1] = ks[i] * k[i];
-    const size_t o = wdims.size() - sp - 2;   // index of the O dim
-    std::copy(ks.begin(), ks.end(), wstrides.end() - static_cast<std::ptrdiff_t>(sp));
-    if (!transposed) {                        // [g][O/g][C/g][k]
-      wstrides[o + 1] = K;
-      wstrides[o] = (C / g) * K;
-    } else {                                  // [g][C/g][O/g][k]
-      wstrides[o] = K;
-      wstrides[o + 1] = (O / g) * K;
-    }
-    if (g > 1) wstrides[0] = (C / g) * (O / g) * K;
+  Dims ks(sp, 1);
+  for (size_t i = sp; i-- > 1;) ks[i - 1] = ks[i] * k[i];
+  const size_t o = wdims.size() - sp - 2;   // index of the O dim
+  std::copy(ks.begin(), ks.end(), wstrides.end() - static_cast<std::ptrdiff_t>(sp));
+  if (!transposed) {                        // [g][O/g][C/g][k]
+    wstrides[o + 1] = K;
+    wstrides[o] = (C / g) * K;
+  } else {                                  // [g][C/g][O/g][k]
+    wstrides[o] = K;
+    wstrides[o + 1] = (O / g) * K;
   }
+  if (g > 1) wstrides[0] = (C / g) * (O / g) * K;
+  return geo;
+}
+
+void OnednnProgram::build_conv(size_t n, bool transposed) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const Shape &xs = fn_.value(x).type.shape, &ws = fn_.value(w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+  if (xs.size() < 3 || xs.size() > 5) unsupported(node, "only 1-D, 2-D and 3-D convolutions");
+  const size_t sp = xs.size() - 2;
+  const ConvGeometry geo = conv_geometry(node, xs, ws, ys, transposed);
+  const int64_t g = geo.groups, O = ys[1];
+  const Dims &st = geo.st, &dl = geo.dl, &pl = geo.pl, &pr = geo.pr, &k = geo.k, &wdims = geo.wdims, &wstrides = geo.wstrides;
   const memory::desc user_w(wdims, f32, wstrides);
   const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end());
   const bool has_bias = b != kNoValue;

@@ -11,10 +11,21 @@
 
 namespace tessera::onednn {
 
-memory::desc plain_md(const Dims& dims) {
-  Dims strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return memory::desc(dims.empty() ? Dims{1} : dims, memory::data_type::f32, dims.empty() ? Dims{1} : strides);
+memory::desc plain_md(const Dims& dims, memory::data_type t) {
+  const Dims d = dims.empty() ? Dims{1} : dims;
+  Dims strides(d.size(), 1);
+  for (size_t i = d.size(); i-- > 1;) strides[i - 1] = strides[i] * d[i];
+  return memory::desc(d, t, strides);
+}
+
+memory::data_type dnnl_type(DType t) {
+  switch (t) {
+    case DType::f32: return memory::data_type::f32;
+    case DType::u8: return memory::data_type::u8;
+    case DType::i8: return memory::data_type::s8;
+    case DType::i32: return memory::data_type::s32;
+    default: throw KernelUnsupported("onednn: no oneDNN type for " + std::string(dtype_name(t)));
+  }
 }
 
 namespace {
@@ -52,9 +63,21 @@ OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision pre
       throw KernelUnsupported("onednn: '" + fn.value(fn.outputs[i]).name + "' is an input and an output in two layouts");
     l = layouts.outputs[i];
   }
-  for (const Value& v : fn.values)
-    if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
-      throw KernelUnsupported("onednn: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
+  // Integer tensors only where a quantized op reads or writes them (onednn_int8.cc); every other
+  // builder computes in f32.
+  for (const Node& node : fn.nodes) {
+    if (is_quantized_op(node.op)) continue;
+    for (const auto* list : {&node.inputs, &node.outputs})
+      for (ValueId id : *list) {
+        if (id == kNoValue) continue;
+        const Value& v = fn.value(id);
+        if (v.type.dtype != DType::f32 && !(v.is_constant() && v.data))
+          throw KernelUnsupported("onednn: value '" + v.name + "' is " + to_string(v.type) + ", only f32 is supported");
+      }
+  }
+  for (ValueId id : fn.inputs)
+    if (DType t = fn.value(id).type.dtype; t != DType::f32 && t != DType::u8 && t != DType::i8 && t != DType::i32)
+      throw KernelUnsupported("onednn: input '" + fn.value(id).name + "' is " + to_string(fn.value(id).type));
   moves_only_ = std::all_of(fn.nodes.begin(), fn.nodes.end(), [](const Node& n) { return is_layout_op(n.op); });
   {
     OneThreadIf one(moves_only_);   // oneDNN fixes a primitive's thread count when it creates it
@@ -82,6 +105,7 @@ void OnednnProgram::unsupported(const Node& node, const std::string& why) const 
 
 void OnednnProgram::build() {
   find_groups();
+  find_int8();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
     if (auto it = layer_norm_at_.find(n); it != layer_norm_at_.end()) {
@@ -92,8 +116,16 @@ void OnednnProgram::build() {
       build_unary_group(n, it->second);
       continue;
     }
+    if (auto it = int8_at_.find(n); it != int8_at_.end()) {
+      build_int8(n, it->second);
+      continue;
+    }
+    if (auto it = qadd_at_.find(n); it != qadd_at_.end()) {
+      build_qadd(n, it->second);
+      continue;
+    }
     const Node& node = fn_.nodes[n];
-    for (size_t i = 1; i < node.outputs.size() && node.op != "Split"; ++i) {
+    for (size_t i = 1; i < node.outputs.size() && node.op != "Split" && node.op != "DynamicQuantizeLinear"; ++i) {
       const ValueId v = node.outputs[i];
       if (v != kNoValue && (!consumers_[static_cast<size_t>(v)].empty() || fn_.is_output(v)))
         unsupported(node, "optional output " + std::to_string(i) + " is used");
@@ -106,6 +138,10 @@ void OnednnProgram::build() {
     else if (op == "BatchNormalization") build_batchnorm(n);
     else if (op == "Softmax" || op == "LogSoftmax") build_softmax(n, op == "LogSoftmax");
     else if (op == "LayerNormalization") build_layernorm(n);
+    else if (op == "QuantizeLinear" || op == "DequantizeLinear") build_quantize(n);
+    else if (op == "ConvInteger" || op == "MatMulInteger") build_integer(n);
+    else if (op == "Cast") build_cast(n);
+    else if (op == "DynamicQuantizeLinear") build_dynamic_quantize(n);
     else if (is_layout_op(op)) build_layout_op(n);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);
@@ -121,7 +157,7 @@ bool OnednnProgram::is_boundary(ValueId v) const {
 }
 
 memory::desc OnednnProgram::boundary_md(ValueId v) const {
-  if (plain_boundary(v)) return plain_md(dims_of(v));
+  if (plain_boundary(v)) return plain_md(dims_of(v), dnnl_type(fn_.value(v).type.dtype));
   return memory::desc(dims_of(v), memory::data_type::f32, memory::format_tag::nhwc);
 }
 
@@ -142,8 +178,7 @@ memory OnednnProgram::value_mem(ValueId v) {
   if (val.kind == ValueKind::Intermediate && !frame_.is_function_output(v))
     throw KernelError("onednn: value '" + val.name + "' read before it is written");
   if (val.is_constant()) {
-    if (val.type.dtype != DType::f32) throw KernelUnsupported("onednn: constant '" + val.name + "' is not f32");
-    slot = memory(plain_md(dims_of(v)), engine_, const_cast<void*>(frame_.cview(v).data));
+    slot = memory(plain_md(dims_of(v), dnnl_type(val.type.dtype)), engine_, const_cast<void*>(frame_.cview(v).data));
   } else {
     slot = memory(boundary_md(v), engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(*slot, v);
@@ -153,14 +188,15 @@ memory OnednnProgram::value_mem(ValueId v) {
 
 memory OnednnProgram::plain_base(ValueId v) {
   memory m = value_mem(v);
-  if (m.get_desc() == plain_md(dims_of(v))) return m;
+  const memory::desc plain = plain_md(dims_of(v), dnnl_type(fn_.value(v).type.dtype));
+  if (m.get_desc() == plain) return m;
   // blocked -> plain, once per value. The plain copy sits beside the value's own memory, which
   // stays what value_mem gives: a later convolution or binary keeps reading the blocked or nhwc
   // original instead of reordering the copy back (a layout round trip per use, 2-3x a coalesced
   // function's time on PaddleOCR det).
   auto& copy = plain_of_[static_cast<size_t>(v)];
   if (!copy) {
-    copy = new_mem(plain_md(dims_of(v)));
+    copy = new_mem(plain);
     add_reorder(m, *copy);
   }
   return *copy;
@@ -205,7 +241,7 @@ memory OnednnProgram::weights_mem(ValueId v, const memory::desc& user_md, const 
 memory OnednnProgram::as_layout(ValueId v, const memory::desc& md) {
   memory m = value_mem(v);
   if (m.get_desc() == md) return m;
-  if (md == plain_md(md.dims())) return plain_mem(v, md.dims());
+  if (md == plain_md(md.dims(), m.get_desc().data_type())) return plain_mem(v, md.dims());
   std::vector<memory>& copies = converted_[static_cast<size_t>(v)];
   for (const memory& c : copies)
     if (c.get_desc() == md) return c;
@@ -216,7 +252,8 @@ memory OnednnProgram::as_layout(ValueId v, const memory::desc& md) {
 }
 
 memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
-  const bool plain_layout = md == plain_md(md.dims());
+  const memory::data_type t = md.data_type();
+  const bool plain_layout = md == plain_md(md.dims(), t);
   memory m;
   if (frame_.is_function_output(v)) {
     memory user = value_mem(v);
@@ -230,11 +267,11 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
     memory from = m;
     if (!plain_boundary(v) && md.dims() != dims_of(v)) {
       // Written through other dims (a view): first plain with those dims, then seen as v's own.
-      memory plain = plain_layout ? m : new_mem(plain_md(md.dims()));
+      memory plain = plain_layout ? m : new_mem(plain_md(md.dims(), t));
       if (!plain_layout) final_reorders_.push_back({dnnl::reorder(m, plain), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, plain}}});
-      from = memory(plain_md(dims_of(v)), engine_, plain.get_data_handle());
+      from = memory(plain_md(dims_of(v), t), engine_, plain.get_data_handle());
     }
-    memory user_view(plain_boundary(v) ? plain_md(md.dims()) : boundary_md(v), engine_, DNNL_MEMORY_NONE);
+    memory user_view(plain_boundary(v) ? plain_md(md.dims(), dnnl_type(fn_.value(v).type.dtype)) : boundary_md(v), engine_, DNNL_MEMORY_NONE);
     bindings_.emplace_back(user_view, v);
     final_reorders_.push_back({dnnl::reorder(from, user_view), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, user_view}}});
     // Read later inside the function with its own dims (a Slice after a Transpose + Reshape
@@ -244,7 +281,7 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
   }
   m = new_mem(md);
   mem_[static_cast<size_t>(v)] =
-      plain_layout && md.dims() != dims_of(v) ? memory(plain_md(dims_of(v)), engine_, m.get_data_handle()) : m;
+      plain_layout && md.dims() != dims_of(v) ? memory(plain_md(dims_of(v), t), engine_, m.get_data_handle()) : m;
   return m;
 }
 

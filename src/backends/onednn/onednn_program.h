@@ -13,6 +13,7 @@
 
 #include "backends/compilers/function_frame.h"
 #include "backends/onednn/onednn_patterns.h"
+#include "backends/onednn/onednn_qdq.h"
 #include "tessera/boundary_layout.h"
 #include "tessera/graph.h"
 
@@ -41,8 +42,20 @@ struct CachedReorder {
   const void* done_for = nullptr;
 };
 
-// Plain row-major descriptor.
-memory::desc plain_md(const Dims& dims);
+// Plain row-major descriptor (a scalar as [1]).
+memory::desc plain_md(const Dims& dims, memory::data_type t = memory::data_type::f32);
+
+// oneDNN's type for a tensor's dtype: f32, u8, s8 or s32 (KernelUnsupported for the others).
+memory::data_type dnnl_type(DType t);
+
+// A convolution's geometry in oneDNN's terms (onednn_ops.cc): strides, dilations (minus one),
+// left/right padding from the inferred output size, kernel dims, and the ONNX weight bytes seen
+// with oneDNN's weight dims ([g][O/g][C/g][k], or [g][C/g][O/g][k] for ConvTranspose).
+struct ConvGeometry {
+  int64_t groups = 1;
+  Dims st, dl, pl, pr, k, wdims, wstrides;
+};
+ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, const Shape& ys, bool transposed);
 
 // Strides that show `to` over the bytes of dims `from` laid out with `from_strides`, without a
 // copy; none when the reshape needs one. numpy's rule: each run of old dims that is merged or
@@ -90,7 +103,7 @@ class OnednnProgram {
   memory plain_base(ValueId v);
   // v's plain bytes seen through `md` (same size): other dims, or strides (a transpose).
   memory view_mem(ValueId v, const memory::desc& md);
-  memory plain_mem(ValueId v, const Dims& dims) { return view_mem(v, plain_md(dims)); }
+  memory plain_mem(ValueId v, const Dims& dims) { return view_mem(v, plain_md(dims, dnnl_type(fn_.value(v).type.dtype))); }
   memory plain_mem(ValueId v) { return plain_base(v); }
   // Weights v (bytes seen through user_md) in the primitive's layout md: a cached reorder for
   // inputs, done at compile time for constants, a reorder step for intermediates.
@@ -142,6 +155,19 @@ class OnednnProgram {
   void build_layer_norm_group(size_t n, const LayerNormMatch& m);
   void build_unary_group(size_t n, const UnaryMatch& m);
   void absorb(const std::vector<NodeId>& nodes);
+  // Quantized groups as one int8 convolution or matmul, QuantizeLinear / DequantizeLinear alone
+  // as reorders with scales and zero points (onednn_int8.cc).
+  void find_int8();
+  void build_int8(size_t n, const Int8Match& m);
+  void build_qadd(size_t n, const QAddMatch& m);
+  void build_quantize(size_t n);
+  void build_cast(size_t n);
+  void build_dynamic_quantize(size_t n);   // a host pass, ref's arithmetic
+  // The layout an elementwise conversion of x into type t writes: x's own when it has no blocks,
+  // else plain; `src` is set to the memory to read x from.
+  memory::desc elementwise_dst(ValueId x, memory::data_type t, memory& src);
+  // ConvInteger / MatMulInteger, exact int32 results (onednn_integer.cc).
+  void build_integer(size_t n);
   // Reshape-like views, Transpose, Concat (onednn_ops_layout.cc).
   static bool is_layout_op(const std::string& op);
   void build_layout_op(size_t n);
@@ -192,6 +218,8 @@ class OnednnProgram {
   std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node
   std::unordered_map<size_t, UnaryMatch> unary_at_;            // GELU, SiLU: by the group's first node
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
+  std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
+  std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
