@@ -130,6 +130,9 @@ class OnednnProgram {
   // Whether every path from conv n's output, through elementwise ops only, reaches a depthwise
   // conv that starts channel blocks: conv n then writes them.
   bool feeds_block_start(size_t n) const;
+  // Whether node n is a grouped 2-D conv that is not depthwise (1 < groups < channels): it keeps
+  // an nhwc source's layout instead of its group width's blocks.
+  bool grouped_nhwc(size_t n) const;
   void build_matmul(size_t n);
   void build_pool(size_t n);
   void build_batchnorm(size_t n);
