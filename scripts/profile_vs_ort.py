@@ -3,19 +3,19 @@
 
     /usr/bin/python3 scripts/profile_vs_ort.py --models resnext50_32x4d mnasnet1_0 ... \\
         [--build build] [--zoo DIR] [--out DIR] [--backends L] [--cache DB] [--plan-dir DIR] \\
-        [--threads T] [--repeat N] [--rounds R] [--json OUT.json]
+        [--threads T] [--repeat N] [--rounds R] [--cpu-ms MS] [--json OUT.json]
 
 Per model (an ONNX file, or a name of scripts/export_models.py's zoo, exported into --zoo on first
 use): the plan is --plan-dir/NAME.json when it exists, else `tessera tune` over --backends writes
 it (database --cache, kept between invocations). Then, R rounds alternating the two sides:
 
 - tessera: `tessera run --plan P --profile --json` times every call of the plan. A call on a
-  backend other than oneDNN is one family, its anchor's (the call's first Conv, ConvTranspose,
-  MatMul or Gemm, else its first node). A oneDNN call is usually most of the model, so one more
-  run with oneDNN's verbose log (DNNL_VERBOSE=1, exec times per primitive) splits it: the log's
-  last runs are periodic, one period per executor run; each primitive's median time over the
-  profiled runs goes to its family (a convolution's by its problem descriptor: groups, channels,
-  kernel). What the oneDNN calls take beyond their primitives is "onednn outside primitives".
+  backend other than oneDNN is the family of its anchor (its Conv, ConvTranspose, MatMul or Gemm,
+  else its first node); one with several anchors is "whole <backend> functions". oneDNN calls,
+  usually most of the model, are split by oneDNN's verbose log of the same run (DNNL_VERBOSE=1,
+  exec time per primitive): the log's last runs are periodic, one period per executor run, and
+  each primitive's median over the profiled runs goes to its family (a convolution's by its
+  problem descriptor: groups, channels, kernel).
 - ORT: bench/peer/ort_bench.js --profile, ORT's own per-node profile, one row per node ORT runs
   after its graph optimizations (FusedConv, NCHWc Conv, the ReorderInput/ReorderOutput it adds);
   a Conv's family comes from its input and weight shapes.
@@ -25,9 +25,15 @@ normalization, activation/elementwise, pooling/reduction, Resize, data movement,
 (layout conversions: tessera's calls between backends and oneDNN's reorders inside a function;
 ORT's NCHWc reorders and the Transposes its layout transformer adds). Prints one markdown table
 per model (per family: tessera ms, ORT ms, the difference, node counts) and a summary over the
-models: end-to-end medians (rounds alternate the two sides, as scripts/bench_vs_ort.sh does) and
-which families hold the difference. The per-family figures are sums of per-node medians of
-profiled runs: they add up to about the end-to-end figure, not exactly (profilers cost time).
+models: the end-to-end figures and which families hold the difference.
+
+End to end, each side is the CPU time of one run: a process's CPU time (wait4's rusage) for
+N + 1 runs less that for 1 run, over N (N: --cpu-ms of runs by the plan's prediction), in rounds alternating the two sides; tessera / ORT is
+the median of the rounds' ratios. On a machine that others share, wall-clock medians of 1-thread
+runs move with the load by 2-4x within minutes; CPU time moves far less (cache and core sharing,
+some percent), and alternating rounds share what remains. Per family: the medians over rounds of
+the sums of per-node wall-clock medians, scaled on each side so that they add up to its CPU time
+per run (the work between kernels spread over the families); `wall / CPU` is that scale.
 """
 
 import argparse
@@ -129,6 +135,9 @@ class ModelInfo:
                 fam = conv_family(w[1] * groups, w[0], groups, w[2], w[3])
             self.family[name] = fam
 
+    def anchors(self, nodes):
+        return sum(1 for name in nodes if self.op.get(name) in ANCHORS)
+
     def call_family(self, nodes):
         for name in nodes:
             if self.op.get(name) in ANCHORS:
@@ -193,56 +202,87 @@ def json_line(text):
     return json.loads(next(line for line in text.splitlines() if line.startswith("{")))
 
 
+def cpu_ms(cmd):
+    """CPU time (user + system) of the process `cmd` and its children, in ms."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    _, status, usage = os.wait4(p.pid, 0)
+    if status != 0:
+        raise RuntimeError("%s failed (status %d)" % (" ".join(cmd), status))
+    return (usage.ru_utime + usage.ru_stime) * 1e3
+
+
+def cpu_per_run(cmd_of_runs, n):
+    """CPU ms of one run: the process with n + 1 runs less the one with 1 run, over n."""
+    return (cpu_ms(cmd_of_runs(n + 1)) - cpu_ms(cmd_of_runs(1))) / n
+
+
+def tessera_cpu(args, model, plan, n):
+    return cpu_per_run(lambda k: [args.tessera, "run", model, "--plan", plan, "--repeat", str(k), "--threads",
+                                  str(args.threads)], n)
+
+
+def ort_cpu(args, model, n):
+    return cpu_per_run(lambda k: ["node", "bench/peer/ort_bench.js", model, str(args.threads), "--runs", str(k),
+                                  "--warmup", "1"], n)
+
+
+def cpu_runs(args, plan):
+    """Runs per CPU-time measurement: --cpu-ms of runs by the plan's predicted latency (a process's
+    start, compile included, varies by tens of ms; spread over this many runs it is noise)."""
+    predicted_ms = max(json.load(open(plan))["total_cost"] * 1e3, 0.05)
+    return max(args.repeat, min(1000, math.ceil(args.cpu_ms / predicted_ms)))
+
+
 def tessera_profile(args, model, plan, info, verbose):
-    """One profiled run: (latency_ms, {family: ms}, {family: count})."""
+    """One profiled run: ({family: ms}, {family: count}).
+
+    With `verbose`, the run writes oneDNN's log, and oneDNN's calls are its primitives
+    (onednn_runs); the log's own writes then land outside every family.
+    """
     cmd = [args.tessera, "run", model, "--plan", plan, "--profile", "--json", "--repeat", str(args.repeat),
            "--threads", str(args.threads)]
     env = dict(os.environ)
-    env.pop("DNNL_VERBOSE", None)
     env.pop("ONEDNN_VERBOSE", None)
-    out = json_line(run_cmd(cmd, env))
+    if verbose:
+        env["DNNL_VERBOSE"] = "1"
+    else:
+        env.pop("DNNL_VERBOSE", None)
+    text = run_cmd(cmd, env)
+    out = json_line(text)
+    runs = onednn_runs(text.splitlines(), args.repeat) if verbose else []
+    if verbose and not runs:
+        raise RuntimeError("%s: oneDNN's verbose log had no periodic tail" % model)
     ms, count = collections.Counter(), collections.Counter()
-    onednn_calls = 0.0
     for c in out["profile"]:
-        if c.get("backend") == "onednn" and verbose is not None:
-            onednn_calls += c["measured_ms"]
+        if c.get("backend") == "onednn" and runs:
             continue
         fam = "crossing/layout" if c["kernel"].startswith("layout.") else info.call_family(c.get("nodes") or [])
+        if c.get("backend") and c["backend"] != "(crossing)" and info.anchors(c.get("nodes") or []) > 1:
+            fam = "whole %s functions" % c["backend"]
         ms[fam] += c["measured_ms"]
         count[fam] += 1
-    if verbose:
-        per_run = [collections.Counter() for _ in verbose]
-        for r, run in enumerate(verbose):
+    if runs:
+        per_run = [collections.Counter() for _ in runs]
+        for r, run in enumerate(runs):
             for fam, t in run:
                 per_run[r][fam] += t
-        prims = 0.0
         for fam in set().union(*per_run):
-            v = statistics.median(run[fam] for run in per_run)
-            ms[fam] += v
-            prims += v
-            count[fam] += sum(1 for f, _ in verbose[0] if f == fam)
-        ms["onednn outside primitives"] += onednn_calls - prims
-    return out["latency_ms"], ms, count
-
-
-def onednn_verbose(args, model, plan):
-    cmd = [args.tessera, "run", model, "--plan", plan, "--profile", "--json", "--repeat", str(args.repeat),
-           "--threads", str(args.threads)]
-    env = dict(os.environ, DNNL_VERBOSE="1")
-    return onednn_runs(run_cmd(cmd, env).splitlines(), args.repeat)
+            ms[fam] += statistics.median(run[fam] for run in per_run)
+            count[fam] += sum(1 for f, _ in runs[0] if f == fam)
+    return ms, count
 
 
 def ort_profile(args, model, out_dir, name):
     path = os.path.join(out_dir, name + ".ort_profile.json")
-    headline = json_line(run_cmd(["node", "bench/peer/ort_bench.js", model, str(args.threads), "--runs",
-                                  str(args.repeat), "--warmup", "3", "--profile", path]))
+    run_cmd(["node", "bench/peer/ort_bench.js", model, str(args.threads), "--runs", str(args.repeat), "--warmup", "3",
+             "--profile", path])
     prof = json.load(open(path))
     ms, count = collections.Counter(), collections.Counter()
     for n in prof["nodes"]:
         fam = ort_family(n)
         ms[fam] += n["median_ms"]
         count[fam] += 1
-    return headline["median_ms"], ms, count
+    return ms, count
 
 
 def model_path(args, name):
@@ -272,28 +312,36 @@ def profile_model(args, spec):
     plan = plan_for(args, model, name)
     info = ModelInfo(model)
     partitions = collections.Counter(p["backend"] for p in json.load(open(plan))["partitions"])
-    uses_onednn = "onednn" in partitions
-    verbose = onednn_verbose(args, model, plan) if uses_onednn else None
-    if uses_onednn and not verbose:
-        print("# %s: oneDNN's verbose log had no periodic tail; oneDNN calls stay whole" % name, file=sys.stderr)
-        verbose = None
-    t_lat, o_lat, t_fams, o_fams = [], [], [], []
+    verbose = "onednn" in partitions
+    n = cpu_runs(args, plan)
+    t_cpu, o_cpu, t_fams, o_fams = [], [], [], []
     t_count = o_count = None
     for r in range(args.rounds):
         sides = ["t", "o"] if r % 2 == 0 else ["o", "t"]
         for side in sides:
             if side == "t":
-                lat, ms, t_count = tessera_profile(args, model, plan, info, verbose)
-                t_lat.append(lat)
+                t_cpu.append(tessera_cpu(args, model, plan, n))
+                ms, t_count = tessera_profile(args, model, plan, info, verbose)
                 t_fams.append(ms)
             else:
-                lat, ms, o_count = ort_profile(args, model, args.out, name)
-                o_lat.append(lat)
+                o_cpu.append(ort_cpu(args, model, n))
+                ms, o_count = ort_profile(args, model, args.out, name)
                 o_fams.append(ms)
+    # Wall-clock medians read high by what load the machine had at that moment; the CPU time per
+    # run does not. Each side's families are scaled to its CPU time per run, so that they are the
+    # shares of what a run costs (the work between kernels spread over them); `wall / cpu` says
+    # how far the load moved them.
+    families, load = {}, {}
+    for side, fams, cpu in (("tessera", t_fams, t_cpu), ("ort", o_fams, o_cpu)):
+        med = median_counter(fams)
+        wall = sum(med.values())
+        load[side] = wall / statistics.median(cpu)
+        families[side] = {f: v / load[side] for f, v in med.items()}
     return {"model": name, "plan": plan, "partitions": dict(partitions),
-            "tessera_ms": statistics.median(t_lat), "ort_ms": statistics.median(o_lat),
-            "tessera_rounds": t_lat, "ort_rounds": o_lat,
-            "families": {"tessera": median_counter(t_fams), "ort": median_counter(o_fams)},
+            "tessera_ms": statistics.median(t_cpu), "ort_ms": statistics.median(o_cpu),
+            "tessera_rounds": t_cpu, "ort_rounds": o_cpu,
+            "ratio": statistics.median(t / o for t, o in zip(t_cpu, o_cpu)),
+            "wall_over_cpu": load, "families": families,
             "counts": {"tessera": dict(t_count), "ort": dict(o_count)}}
 
 
@@ -301,8 +349,9 @@ def print_model(res):
     t, o = res["families"]["tessera"], res["families"]["ort"]
     tc, oc = res["counts"]["tessera"], res["counts"]["ort"]
     parts = ", ".join("%s=%d" % kv for kv in sorted(res["partitions"].items()))
-    print("\n### %s: tessera %.2f ms, ORT %.2f ms, tessera / ORT %.2f (plan: %s)\n" % (
-        res["model"], res["tessera_ms"], res["ort_ms"], res["tessera_ms"] / res["ort_ms"], parts))
+    print("\n### %s: tessera %.2f ms, ORT %.2f ms CPU per run, tessera / ORT %.2f (plan: %s; wall / CPU %.2f, %.2f)\n" % (
+        res["model"], res["tessera_ms"], res["ort_ms"], res["ratio"], parts, res["wall_over_cpu"]["tessera"],
+        res["wall_over_cpu"]["ort"]))
     print("| family | tessera ms | ORT ms | tessera - ORT | tessera calls/primitives | ORT nodes |")
     print("|---|---:|---:|---:|---:|---:|")
     fams = sorted(set(t) | set(o), key=lambda f: -abs(t.get(f, 0.0) - o.get(f, 0.0)))
@@ -314,7 +363,7 @@ def print_model(res):
 
 def print_summary(results):
     print("\n### Summary\n")
-    print("| model | tessera ms (rounds) | ORT ms (rounds) | tessera / ORT | largest loss (family, ms) | largest gain (family, ms) |")
+    print("| model | tessera CPU ms/run (rounds) | ORT CPU ms/run (rounds) | tessera / ORT | largest loss (family, ms) | largest gain (family, ms) |")
     print("|---|---|---|---:|---|---|")
     ratios = []
     totals = collections.Counter()
@@ -327,7 +376,7 @@ def print_summary(results):
             losing[f] += d > 0
         worst = max(diff, key=diff.get)
         best = min(diff, key=diff.get)
-        ratio = r["tessera_ms"] / r["ort_ms"]
+        ratio = r["ratio"]
         ratios.append(ratio)
         print("| %s | %.2f (%s) | %.2f (%s) | %.2f | %s %+.2f | %s %+.2f |" % (
             r["model"], r["tessera_ms"], ", ".join("%.2f" % x for x in r["tessera_rounds"]), r["ort_ms"],
@@ -352,6 +401,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=20, help="profiled runs per side and round")
     ap.add_argument("--rounds", type=int, default=3, help="rounds, alternating which side runs first")
+    ap.add_argument("--cpu-ms", type=float, default=2000.0,
+                    help="milliseconds of runs (by the plan's prediction) per CPU-time measurement")
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args()
     args.tessera = os.path.abspath(os.path.join(REPO, args.build, "tessera")) if not os.path.isabs(args.build) \
