@@ -70,6 +70,8 @@ CROSSINGS = {"ReorderInput", "ReorderOutput", "layout"}
 
 def conv_family(in_channels, out_channels, groups, kh, kw):
     """The family of a 2-D convolution from its problem shape (the same rule on both sides)."""
+    if groups > 1 and in_channels == groups and kh == 1 and kw == 1:
+        return "normalization"   # a per-channel affine: ORT runs a lone BatchNormalization so
     if groups > 1 and in_channels == groups:
         return "depthwise conv %dx%d" % (kh, kw)
     if groups > 1:
@@ -391,7 +393,7 @@ def print_summary(results):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", nargs="+", required=True, help="ONNX files or names of export_models.py's zoo")
+    ap.add_argument("--models", nargs="+", default=[], help="ONNX files or names of export_models.py's zoo")
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "tessera_profile_vs_ort"))
     ap.add_argument("--zoo", help="where zoo models are exported (default OUT/zoo)")
@@ -404,7 +406,14 @@ def main():
     ap.add_argument("--cpu-ms", type=float, default=2000.0,
                     help="milliseconds of runs (by the plan's prediction) per CPU-time measurement")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--render", help="print the tables of a --json file written before, and exit")
     args = ap.parse_args()
+    if args.render:
+        results = json.load(open(args.render))
+        for res in results:
+            print_model(res)
+        print_summary(results)
+        return 0
     args.tessera = os.path.abspath(os.path.join(REPO, args.build, "tessera")) if not os.path.isabs(args.build) \
         else os.path.join(args.build, "tessera")
     args.zoo = args.zoo or os.path.join(args.out, "zoo")
