@@ -650,3 +650,21 @@ TEST_CASE("onednn: a grouped conv between nhwc 1x1 convs stays nhwc, no AVX2 ker
     }
   }
 }
+
+// A residual block whose residual (r) nothing reads after the Add: the block's last conv's sum
+// post-op accumulates into r's own buffer (residual_in_place) instead of into a copy of it, so no
+// reorder copies r. x reaches the convs' layout by one reorder.
+TEST_CASE("onednn: a residual read last by its Add is summed into in place, not copied") {
+  FunctionBuilder b;
+  const Shape s{1, 32, 8, 8};
+  const ValueId x = b.input("x", s);
+  const ValueId r = b.node("Relu", {b.node("Conv", {x, b.input("w0", {32, 32, 1, 1})}, s)}, s);
+  const ValueId h = b.node("Relu", {b.node("Conv", {r, b.input("w1", {32, 32, 1, 1})}, s)}, s);
+  const ValueId y = b.node("Relu", {b.node("Add", {b.node("Conv", {h, b.input("w2", {32, 32, 1, 1})}, s), r}, s)}, s);
+  b.output(b.node("Conv", {y, b.input("w3", {32, 32, 1, 1})}, s));   // y is no function output
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  INFO(listing(impls));
+  CHECK(count_prefix(impls, "binary:") == 0);   // the Add is the third conv's sum post-op
+  CHECK(count_prefix(impls, "reorder:") <= 1);
+}
