@@ -10,10 +10,10 @@
 
 #include <memory>
 
-#include "tessera/estimator.h"
-#include "tessera/mock_cost_model.h"
-#include "tessera/roofline_cost_model.h"
-#include "tessera/structural_hash.h"
+#include "cost_models/estimator.h"
+#include "cost_models/mock_cost_model.h"
+#include "cost_models/roofline_cost_model.h"
+#include "ir/structural_hash.h"
 
 namespace {
 using namespace tessera;

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "tessera/cost_database.h"
-#include "tune_protocol.h"
+#include "distributed/tune_protocol.h"
 
 namespace {
 using namespace tessera;

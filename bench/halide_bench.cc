@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backends/halide/halide_compiler.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/host_tensor.h"
 
 using namespace tessera;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/host_tensor.h"
 
 using namespace tessera;

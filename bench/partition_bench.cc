@@ -12,7 +12,7 @@
 #include "synthetic_bert.h"
 
 #include "tessera/backend_spec.h"
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 #include "tessera/dataflow_index.h"
 
 namespace {

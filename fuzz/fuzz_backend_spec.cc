@@ -4,7 +4,7 @@
 // Seeds: tests/fuzz/corpus/backend_spec/.
 #include "fuzz_target.h"
 #include "tessera/backend_spec.h"
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 #include "tessera/dataflow_index.h"
 #include "tessera/model_loader.h"
 

@@ -2,7 +2,7 @@
 // file that loads must price every backend it names on a small model's nodes.
 // Seeds: tests/fuzz/corpus/mock_costs/.
 #include "fuzz_target.h"
-#include "tessera/mock_cost_model.h"
+#include "cost_models/mock_cost_model.h"
 #include "tessera/model_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,7 +6,7 @@
 #include <exception>
 
 #include "fuzz_target.h"
-#include "tune_protocol.h"
+#include "distributed/tune_protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera;

@@ -1,7 +1,7 @@
 // NumPy .npy inputs (tessera::parse_npy): any bytes as a .npy file. A tensor that reads must write
 // back and read again to the same tensor. Seeds: tests/fuzz/corpus/npy/.
 #include "fuzz_target.h"
-#include "tessera/npy.h"
+#include "runtime/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera;

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera::fuzz {
 

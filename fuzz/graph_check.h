@@ -5,8 +5,8 @@
 
 #include "fuzz_target.h"
 #include "tessera/graph.h"
-#include "tessera/json_graph.h"
-#include "tessera/structural_hash.h"
+#include "frontend/json_graph.h"
+#include "ir/structural_hash.h"
 
 namespace tessera::fuzz {
 

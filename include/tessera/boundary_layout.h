@@ -82,7 +82,7 @@ BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const st
 std::vector<bool> activation_inputs(const Graph& fn);
 
 // The backend whose compiler runs conversions in the executor (a oneDNN reorder), and whose
-// price the search adds to a crossing between layouts (search/layout_conversions.h).
+// price the search adds to a crossing between layouts (src/search/layout_conversions.h).
 inline constexpr const char* kConversionBackend = "onednn";
 
 // The function that converts a value of logical `type` from `from` to `to` (from != to, type

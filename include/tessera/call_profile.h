@@ -13,10 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "tessera/executor.h"
+#include "tessera/host_tensor.h"
 #include "tessera/plan.h"
 
 namespace tessera {
+
+class Executor;  // runtime/executor.h
 
 struct CallProfile {
   std::string kernel;          // "@symbol" or "ref.<Op>"

@@ -127,7 +127,7 @@ struct PlanAccuracy {
 };
 
 // Written only when the search could not prove its plan optimal within its memory budget
-// (search/bounded_search.h). JSON: "optimality": {"proven": false, "fallback", "lower_bound",
+// (src/search/bounded_search.h). JSON: "optimality": {"proven": false, "fallback", "lower_bound",
 // "gap", "memory_budget_mb"}, after "stats": total_cost - gap >= lower_bound, a bound on every
 // plan's total under the same costs.
 struct PlanOptimality {

@@ -9,7 +9,7 @@
 //          accuracy  searched again)         plan, end to end)  inside the plan)
 //          budget)
 //
-// Each step is a function of its own (search/partitioner.h, search/measured_wholes.h,
+// Each step is a function of its own (src/search/partitioner.h, src/search/measured_wholes.h,
 // verified_choice.h, in_plan_prices.h); this file only orders them. The steps after the search
 // need prices that are timings of real runs (CostModel::measures()): with mock or roofline costs
 // the pipeline is the search alone, and its plan is exactly partition_graph's.
@@ -69,13 +69,13 @@ struct TuneRecord {
   std::vector<std::string> notes;     // contenders ruled out by the accuracy budget
 };
 
-struct PartitionOutcome;   // search/partitioner.h: the search behind the plan
+struct PartitionOutcome;   // src/search/partitioner.h: the search behind the plan
 
 struct TunedPlan {
   Plan plan;
   TuneRecord record;
   // The search's candidates, costs and statistics, its plan replaced by the tuned one (for
-  // explanations: search/explain.h). Refers to the graph, which must outlive it.
+  // explanations: src/search/explain.h). Refers to the graph, which must outlive it.
   std::shared_ptr<const PartitionOutcome> search;
 };
 

@@ -2,10 +2,10 @@
 // importer, the plan reader and the Executor.
 #include "tessera/session.h"
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/import_warnings.h"
+#include "runtime/executor.h"
+#include "frontend/import_warnings.h"
 #include "tessera/model_loader.h"
 
 namespace tessera {

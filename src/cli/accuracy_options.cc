@@ -1,9 +1,9 @@
-#include "accuracy_options.h"
+#include "cli/accuracy_options.h"
 
 #include <cstdio>
 
 #include "tessera/error.h"
-#include "tessera/npy.h"
+#include "runtime/npy.h"
 
 namespace tessera::cli {
 

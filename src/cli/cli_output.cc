@@ -1,12 +1,12 @@
 // The CLI's "wrote" lines. See cli_output.h.
-#include "cli_output.h"
+#include "cli/cli_output.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera::cli {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "tessera/import_warnings.h"
+#include "frontend/import_warnings.h"
 #include "tessera/tune.h"
 
 namespace tessera::cli {

@@ -17,22 +17,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "accuracy_options.h"
-#include "cli_output.h"
-#include "commands.h"
-#include "cost_options.h"
-#include "model_options.h"
+#include "cli/accuracy_options.h"
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "cli/cost_options.h"
+#include "cli/model_options.h"
 #include "search/partitioner.h"
 #include "tune/bench.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/backend_spec.h"
-#include "tessera/bench_chart.h"
+#include "runtime/bench_chart.h"
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/measured_cost_model.h"
-#include "tessera/model_data.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "cost_models/measure/measured_cost_model.h"
+#include "runtime/model_data.h"
 
 namespace tessera::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <map>
 #include <memory>
 
-#include "cli_output.h"
-#include "commands.h"
+#include "cli/cli_output.h"
+#include "cli/commands.h"
 #include "tessera/cost_database.h"
 #include "tessera/error.h"
 

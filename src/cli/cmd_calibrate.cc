@@ -7,11 +7,11 @@
 #include <iostream>
 #include <memory>
 
-#include "cli_output.h"
-#include "commands.h"
+#include "cli/cli_output.h"
+#include "cli/commands.h"
 #include "tessera/host_profile.h"
-#include "tessera/measured_cost_model.h"
-#include "tessera/plural.h"
+#include "cost_models/measure/measured_cost_model.h"
+#include "support/plural.h"
 #include "tessera/calibrate.h"
 #include "tessera/device_profile.h"
 #include "tessera/error.h"

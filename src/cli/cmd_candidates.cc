@@ -8,11 +8,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
-#include "tessera/plural.h"
-#include "model_options.h"
+#include "cli/commands.h"
+#include "support/plural.h"
+#include "cli/model_options.h"
 #include "tessera/backend_spec.h"
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 
 namespace tessera::cli {
 namespace {

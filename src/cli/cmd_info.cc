@@ -4,11 +4,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
-#include "model_options.h"
-#include "tessera/json_graph.h"
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "frontend/json_graph.h"
 #include "tessera/op_registry.h"
-#include "tessera/printer.h"
+#include "frontend/printer.h"
 
 namespace tessera::cli {
 namespace {

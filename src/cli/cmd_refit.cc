@@ -1,7 +1,7 @@
 // tessera refit --models M... --backends LIST [--cache DB] [--profile IN] [-o OUT.json]
 //   [--threads T] [-j N]
 // Refits a device profile's roofline factors to the measured costs `tessera tune` left in a cost
-// database (the fit: include/tessera/roofline_refit.h).
+// database (the fit: src/cost_models/roofline_refit.h).
 //
 //   for each model: candidates of every backend (enumerate_candidates, the same list tune
 //                   measures) -> extract_function -> structural_hash -> CostRequest
@@ -20,17 +20,17 @@
 #include <memory>
 #include <set>
 
-#include "commands.h"
+#include "cli/commands.h"
 #include "tessera/backend_spec.h"
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 #include "tessera/cost_database.h"
 #include "tessera/dataflow_index.h"
 #include "tessera/error.h"
-#include "tessera/estimator.h"
-#include "tessera/measured_cost_model.h"
+#include "cost_models/estimator.h"
+#include "cost_models/measure/measured_cost_model.h"
 #include "tessera/model_loader.h"
-#include "tessera/roofline_refit.h"
-#include "tessera/structural_hash.h"
+#include "cost_models/roofline_refit.h"
+#include "ir/structural_hash.h"
 #include "tessera/sub_graph.h"
 
 namespace tessera::cli {

@@ -1,7 +1,7 @@
 // tessera run MODEL --plan PLAN.json [--check] [--repeat N] [--threads T] [--json]
 //   [--input NAME=FILE.npy]... [--output-dir DIR] [--seed S] [--dump-ir DIR] [--profile]
 //   [--against OTHER.json]...
-// (docs/design.md). Builds the executor (include/tessera/executor.h) once, warms up, times
+// (docs/design.md). Builds the executor (src/runtime/executor.h) once, warms up, times
 // --repeat runs and reports the median; --check compares with ref (ref_check.h).
 // --json prints exactly {"latency_ms": .., "max_abs_error": .. | null, "ok": ..}. --output-dir
 // writes each graph output of the last run as DIR/<name>.npy (npy.h: npy_file_name). --against
@@ -17,22 +17,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_output.h"
-#include "commands.h"
-#include "model_options.h"
-#include "plan_race.h"
-#include "tessera/backend_compiler.h"
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "cli/plan_race.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/call_profile.h"
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/model_data.h"
-#include "tessera/module_printer.h"
-#include "tessera/npy.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "runtime/model_data.h"
+#include "emit/module_printer.h"
+#include "runtime/npy.h"
 #include "tessera/plan.h"
-#include "tessera/plural.h"
-#include "tessera/ref_check.h"
-#include "tessera/text.h"
+#include "support/plural.h"
+#include "runtime/ref_check.h"
+#include "support/text.h"
 
 namespace tessera::cli {
 namespace {

@@ -6,14 +6,14 @@
 #include <fstream>
 #include <memory>
 
-#include "cli_output.h"
-#include "commands.h"
-#include "model_options.h"
-#include "tessera/emit_pipeline.h"
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "emit/emit_pipeline.h"
 #include "tessera/error.h"
-#include "tessera/module_printer.h"
+#include "emit/module_printer.h"
 #include "tessera/plan.h"
-#include "tessera/plan_dot.h"
+#include "emit/plan_dot.h"
 
 namespace tessera::cli {
 namespace {

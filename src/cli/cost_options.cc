@@ -1,7 +1,7 @@
-#include "cost_options.h"
+#include "cli/cost_options.h"
 
 #include "tessera/host_profile.h"
-#include "tessera/measured_cost_model.h"
+#include "cost_models/measure/measured_cost_model.h"
 
 namespace tessera::cli {
 

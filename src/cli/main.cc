@@ -5,9 +5,9 @@
 #include <exception>
 #include <new>
 
-#include "commands.h"
+#include "cli/commands.h"
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tessera: search-based partition optimizer for neural networks"};

@@ -1,6 +1,6 @@
-#include "model_options.h"
+#include "cli/model_options.h"
 
-#include "cli_output.h"
+#include "cli/cli_output.h"
 
 namespace tessera::cli {
 

@@ -1,12 +1,12 @@
 // tessera run --against. See plan_race.h.
-#include "plan_race.h"
+#include "cli/plan_race.h"
 
 #include <limits>
 #include <memory>
 
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/verified_choice.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "runtime/verified_choice.h"
 
 namespace tessera::cli {
 

@@ -1,5 +1,5 @@
 // Writes the tune --report file (see tune_report.h).
-#include "tune_report.h"
+#include "cli/tune_report.h"
 
 #include <unistd.h>
 

@@ -65,8 +65,8 @@
 
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
-#include "tessera/measured_cost_model.h"
-#include "tune_protocol.h"
+#include "cost_models/measure/measured_cost_model.h"
+#include "distributed/tune_protocol.h"
 
 namespace tessera::distributed {
 

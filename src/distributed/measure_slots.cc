@@ -1,5 +1,5 @@
 // MeasureSlots: a rank's measuring threads (see measure_slots.h).
-#include "measure_slots.h"
+#include "distributed/measure_slots.h"
 
 #include <exception>
 #include <string>

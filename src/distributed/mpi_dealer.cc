@@ -20,10 +20,10 @@
 #include <set>
 #include <thread>
 
-#include "distributed_tune.h"
-#include "measure_slots.h"
+#include "distributed/distributed_tune.h"
+#include "distributed/measure_slots.h"
 #include "tessera/error.h"
-#include "tessera/estimator.h"
+#include "cost_models/estimator.h"
 
 namespace tessera::distributed {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <deque>
 
-#include "distributed_tune.h"
+#include "distributed/distributed_tune.h"
 #include "tessera/error.h"
 
 namespace tessera::distributed {

@@ -1,7 +1,7 @@
 // MpiSession when tessera is built without MPI (CMake option TESSERA_MPI=OFF, or no OpenMPI):
 // `tessera tune --mpi` says so and exits 2. deal() and serve() (mpi_dealer.cc, mpi_worker.cc) use
 // only MpiSession's interface, so they build either way; without MPI nothing can reach them.
-#include "distributed_tune.h"
+#include "distributed/distributed_tune.h"
 #include "tessera/error.h"
 
 namespace tessera::distributed {

@@ -13,10 +13,10 @@
 #include <string>
 #include <thread>
 
-#include "distributed_tune.h"
-#include "measure_slots.h"
+#include "distributed/distributed_tune.h"
+#include "distributed/measure_slots.h"
 #include "tessera/error.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 namespace tessera::distributed {
 namespace {

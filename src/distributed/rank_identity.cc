@@ -3,9 +3,9 @@
 
 #include <climits>
 
-#include "distributed_tune.h"
-#include "tessera/estimator.h"
-#include "tessera/structural_hash.h"
+#include "distributed/distributed_tune.h"
+#include "cost_models/estimator.h"
+#include "ir/structural_hash.h"
 
 namespace tessera::distributed {
 

@@ -1,5 +1,5 @@
 // Encoding and validated decoding of distributed-tune messages (see tune_protocol.h).
-#include "tune_protocol.h"
+#include "distributed/tune_protocol.h"
 
 #include <cmath>
 #include <limits>

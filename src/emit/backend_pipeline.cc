@@ -1,8 +1,8 @@
-#include "tessera/backend_pipeline.h"
+#include "emit/backend_pipeline.h"
 
-#include "tessera/convert_layout.h"
-#include "tessera/fold_constants.h"
-#include "tessera/module_printer.h"
+#include "emit/convert_layout.h"
+#include "emit/fold_constants.h"
+#include "emit/module_printer.h"
 
 namespace tessera {
 

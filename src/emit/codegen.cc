@@ -1,6 +1,6 @@
-#include "tessera/codegen.h"
+#include "emit/codegen.h"
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/kernel.h"
 
 namespace tessera {

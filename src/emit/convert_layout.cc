@@ -1,9 +1,9 @@
 // NCHW -> NHWC layout conversion with boundary transposes (see convert_layout.h).
-#include "tessera/convert_layout.h"
+#include "emit/convert_layout.h"
 
 #include <map>
 
-#include "graph_edit.h"
+#include "emit/graph_edit.h"
 #include "tessera/op_registry.h"
 
 namespace tessera {

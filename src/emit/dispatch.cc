@@ -1,4 +1,4 @@
-#include "tessera/dispatch.h"
+#include "emit/dispatch.h"
 
 namespace tessera {
 

@@ -1,15 +1,15 @@
-#include "tessera/emit_pipeline.h"
+#include "emit/emit_pipeline.h"
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
-#include "tessera/module_onnx.h"
-#include "tessera/module_printer.h"
-#include "tessera/outline.h"
-#include "tessera/plan_dot.h"
+#include "emit/module_onnx.h"
+#include "emit/module_printer.h"
+#include "emit/outline.h"
+#include "emit/plan_dot.h"
 
 namespace tessera {
 

@@ -1,11 +1,11 @@
 // Folding transposed weights into new constants (see fold_constants.h).
-#include "tessera/fold_constants.h"
+#include "emit/fold_constants.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "graph_edit.h"
+#include "emit/graph_edit.h"
 
 namespace tessera {
 namespace {

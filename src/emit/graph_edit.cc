@@ -1,4 +1,4 @@
-#include "graph_edit.h"
+#include "emit/graph_edit.h"
 
 #include <algorithm>
 

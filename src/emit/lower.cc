@@ -1,5 +1,5 @@
 // Lowering to kernel calls with explicit buffers, then static memory planning (see lower.h).
-#include "tessera/lower.h"
+#include "emit/lower.h"
 
 #include <algorithm>
 #include <set>

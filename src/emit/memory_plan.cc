@@ -1,5 +1,5 @@
 // Greedy-by-size offset assignment (see memory_plan.h).
-#include "tessera/memory_plan.h"
+#include "emit/memory_plan.h"
 
 #include <algorithm>
 #include <numeric>

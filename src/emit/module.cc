@@ -1,4 +1,4 @@
-#include "tessera/module.h"
+#include "emit/module.h"
 
 namespace tessera {
 

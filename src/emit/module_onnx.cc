@@ -1,9 +1,9 @@
-#include "tessera/module_onnx.h"
+#include "emit/module_onnx.h"
 
 #include <set>
 
-#include "tessera/module_printer.h"
-#include "tessera/onnx_export.h"
+#include "emit/module_printer.h"
+#include "frontend/onnx_export.h"
 
 namespace tessera {
 namespace {

@@ -1,10 +1,10 @@
-#include "tessera/module_printer.h"
+#include "emit/module_printer.h"
 
 #include <algorithm>
 #include <set>
 #include <sstream>
 
-#include "tessera/printer.h"
+#include "frontend/printer.h"
 
 namespace tessera {
 namespace {

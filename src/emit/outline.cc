@@ -1,5 +1,5 @@
 // Outline with reuse (see outline.h).
-#include "tessera/outline.h"
+#include "emit/outline.h"
 
 #include <algorithm>
 #include <queue>
@@ -8,7 +8,7 @@
 
 #include "tessera/dataflow_index.h"
 #include "tessera/error.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 #include "tessera/sub_graph.h"
 
 namespace tessera {

@@ -1,4 +1,4 @@
-#include "tessera/plan_dot.h"
+#include "emit/plan_dot.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "tessera/cost_display.h"
+#include "search/cost_display.h"
 #include "tessera/error.h"
 
 namespace tessera {

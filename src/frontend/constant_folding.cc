@@ -1,4 +1,4 @@
-#include "constant_folding.h"
+#include "frontend/constant_folding.h"
 
 #include <cstring>
 #include <exception>

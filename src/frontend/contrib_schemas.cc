@@ -1,5 +1,5 @@
 // Schemas of ONNX Runtime's quantized com.microsoft operators (see contrib_schemas.h).
-#include "contrib_schemas.h"
+#include "frontend/contrib_schemas.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>

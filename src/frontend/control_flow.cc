@@ -1,10 +1,10 @@
-#include "control_flow.h"
+#include "frontend/control_flow.h"
 
 #include <algorithm>
 #include <set>
 
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera::detail {
 

@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "graph_builder.h"
+#include "frontend/graph_builder.h"
 
 namespace tessera::detail {
 

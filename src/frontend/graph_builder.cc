@@ -1,4 +1,4 @@
-#include "graph_builder.h"
+#include "frontend/graph_builder.h"
 
 #include <algorithm>
 #include <map>
@@ -7,17 +7,17 @@
 #include <unordered_map>
 
 #include "backends/ref/ref_kernels.h"
-#include "constant_folding.h"
-#include "control_flow.h"
-#include "if_inlining.h"
-#include "quant_check.h"
-#include "shape_inference.h"
-#include "window_check.h"
+#include "frontend/constant_folding.h"
+#include "frontend/control_flow.h"
+#include "frontend/if_inlining.h"
+#include "frontend/quant_check.h"
+#include "frontend/shape_inference.h"
+#include "frontend/window_check.h"
 #include "tessera/boundary_layout.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
-#include "tessera/text.h"
-#include "tessera/limits.h"
+#include "support/text.h"
+#include "ir/limits.h"
 
 namespace tessera::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "if_inlining.h"
+#include "frontend/if_inlining.h"
 
 #include "tessera/error.h"
 

@@ -20,7 +20,7 @@
 
 #include <string>
 
-#include "graph_builder.h"
+#include "frontend/graph_builder.h"
 
 namespace tessera::detail {
 

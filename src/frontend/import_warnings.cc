@@ -1,11 +1,11 @@
 // The missing-weight summary of import warnings. See import_warnings.h.
-#include "tessera/import_warnings.h"
+#include "frontend/import_warnings.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "tessera/plural.h"
-#include "tessera/text.h"
+#include "support/plural.h"
+#include "support/text.h"
 
 namespace tessera {
 namespace {

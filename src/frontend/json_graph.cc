@@ -1,16 +1,16 @@
 // tessera's JSON graph format, version 1 (docs/formats.md). Every field is checked and a wrong one
 // is named by its JSON path ("nodes[3].inputs[1]"); unknown fields are errors too, so a typo
 // cannot silently change a graph.
-#include "tessera/json_graph.h"
+#include "frontend/json_graph.h"
 
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <set>
 
-#include "graph_builder.h"
+#include "frontend/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera {
 namespace {

@@ -13,7 +13,7 @@
 // what M is; models that compute M from their inputs' shapes get a constant M from constant folding.
 #include <cstring>
 
-#include "control_flow.h"
+#include "frontend/control_flow.h"
 #include "tessera/error.h"
 
 namespace tessera::detail {

@@ -1,4 +1,4 @@
-#include "tessera/onnx_export.h"
+#include "frontend/onnx_export.h"
 
 #include <algorithm>
 #include <cstring>

@@ -12,12 +12,12 @@
 #include <set>
 #include <sstream>
 
-#include "graph_builder.h"
+#include "frontend/graph_builder.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
-#include "tessera/onnx_tensor.h"
+#include "frontend/onnx_tensor.h"
 #include "tessera/simplify.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/onnx_tensor.h"
+#include "frontend/onnx_tensor.h"
 
 #include <charconv>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "tessera/error.h"
-#include "tessera/limits.h"
+#include "ir/limits.h"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/printer.h"
+#include "frontend/printer.h"
 
 #include <sstream>
 

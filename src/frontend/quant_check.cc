@@ -1,5 +1,5 @@
 // Quantization parameter check (quant_check.h).
-#include "quant_check.h"
+#include "frontend/quant_check.h"
 
 #include <cmath>
 #include <cstring>

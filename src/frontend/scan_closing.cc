@@ -10,7 +10,7 @@
 // scan_input_axes / scan_output_axes (negative counted from the end) and the directions are kept
 // on the node for the ref kernel. Scan-8 (a batch axis and sequence_lens) is refused, naming the
 // node; so is a state whose type changes in one iteration.
-#include "control_flow.h"
+#include "frontend/control_flow.h"
 #include "tessera/error.h"
 
 namespace tessera::detail {

@@ -1,4 +1,4 @@
-#include "shape_inference.h"
+#include "frontend/shape_inference.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -7,11 +7,11 @@
 #include <regex>
 #include <set>
 
-#include "constant_folding.h"
-#include "contrib_schemas.h"
+#include "frontend/constant_folding.h"
+#include "frontend/contrib_schemas.h"
 #include "tessera/error.h"
-#include "tessera/limits.h"
-#include "tessera/onnx_export.h"
+#include "ir/limits.h"
+#include "frontend/onnx_export.h"
 
 namespace tessera::detail {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "tessera/attribute.h"
 #include "tessera/boundary_layout.h"
-#include "constant_folding.h"
+#include "frontend/constant_folding.h"
 
 namespace tessera {
 namespace {

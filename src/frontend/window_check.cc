@@ -1,5 +1,5 @@
 // Window fit check (window_check.h).
-#include "window_check.h"
+#include "frontend/window_check.h"
 
 #include "tessera/error.h"
 

@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "tessera/graph.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 namespace tessera {
 

@@ -1,5 +1,5 @@
 #include "tessera/error.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 #include <cstdint>
 #include <cstdio>

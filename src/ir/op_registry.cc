@@ -1,6 +1,6 @@
 #include "tessera/op_registry.h"
 
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera {
 namespace detail {

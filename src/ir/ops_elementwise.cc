@@ -1,7 +1,7 @@
 // Elementwise (E) and broadcast (B) ops: one FLOP per output element, a few for transcendental
 // activations whose kernels are polynomial evaluations (counted as 4; a convention, documented in
 // docs/formats.md, not a measurement).
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera::detail {
 

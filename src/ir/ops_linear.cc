@@ -7,7 +7,7 @@
 //   BatchNormalization (inference): 2 per element (scale and shift)
 //   RNN/GRU/LSTM (opaque: no backend but ref runs them): 2 * seq * batch * dirs * G * hidden *
 //                  (input + hidden), G = 1, 3, 4 gates; the element-wise gate math is not counted
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera::detail {
 namespace {

@@ -9,7 +9,7 @@
 //   MatMulInteger, QLinearMatMul, ...:  2 * prod(out) * K
 //   QLinearAdd, QLinearMul:             4 per element (two dequantizations, the op, a quantization);
 //   QLinearSigmoid 8 (4 for the sigmoid, as Sigmoid); QLinearGlobalAveragePool 1 per input element
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera::detail {
 namespace {

@@ -1,7 +1,7 @@
 // Reduction (R) ops: reductions read every input element once (1 FLOP each); pooling does one
 // FLOP per window element per output; Softmax ~5 per element (max, subtract, exp, sum, divide);
 // normalisations ~8 per element (mean, variance, normalise, scale, shift).
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera::detail {
 namespace {

@@ -1,5 +1,5 @@
 // Injective (I) ops: pure data movement, no FLOPs; their cost is the bytes they move.
-#include "op_table.h"
+#include "ir/op_table.h"
 
 namespace tessera::detail {
 

@@ -2,7 +2,7 @@
 // values are numbered by first appearance (graph inputs first, then as nodes read them) and names
 // never appear. Equality compares the streams; the hash is FNV-1a 64 over the stream, stable
 // across runs, machines and compilers.
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,5 +1,5 @@
 #include "tessera/tensor_type.h"
-#include "tessera/limits.h"
+#include "ir/limits.h"
 
 #include <array>
 #include <limits>

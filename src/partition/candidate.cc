@@ -1,6 +1,6 @@
 // Candidate identity, order and deduplication (see include/tessera/candidate.h).
 #include "tessera/candidate.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 #include <algorithm>
 #include <numeric>

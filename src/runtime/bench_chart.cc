@@ -1,5 +1,5 @@
 // Hand-written SVG bar chart for `tessera bench --svg` (see bench_chart.h).
-#include "tessera/bench_chart.h"
+#include "runtime/bench_chart.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,11 +10,11 @@
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
 #include "search/accuracy_budget.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/model_data.h"
-#include "tessera/structural_hash.h"
+#include "runtime/executor.h"
+#include "runtime/model_data.h"
+#include "ir/structural_hash.h"
 
 namespace tessera {
 

@@ -9,7 +9,7 @@
 //
 // Method (search, then verify; tighten or loosen):
 //   round(B): partition_graph with CollageOptions::allowed from choose_within_budget(problem, e, B)
-//             (search/accuracy_budget.h: Lagrangian on the proxy sum of candidate errors e_i <= B)
+//             (src/search/accuracy_budget.h: Lagrangian on the proxy sum of candidate errors e_i <= B)
 //          -> run the plan on the calibration inputs (Executor, 1 compute thread) -> error err
 //   B = E first. A plan with err > E: B shrinks (below its proxy: proxy * min(1/2, 0.9 E / err),
 //   or halfway, geometrically, to the last B that held). A plan with err <= E is kept if it is the

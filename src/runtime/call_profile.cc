@@ -5,7 +5,8 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "tessera/median.h"
+#include "runtime/executor.h"
+#include "support/median.h"
 
 namespace tessera {
 

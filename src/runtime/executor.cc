@@ -1,13 +1,13 @@
 // The executor's build pipeline and run loop (see executor.h).
-#include "tessera/executor.h"
+#include "runtime/executor.h"
 
 #include <chrono>
 
 #include "backends/ref/ref_kernels.h"
-#include "tessera/backend_compiler.h"
-#include "tessera/emit_pipeline.h"
+#include "backends/compilers/backend_compiler.h"
+#include "emit/emit_pipeline.h"
 #include "tessera/error.h"
-#include "tessera/model_data.h"
+#include "runtime/model_data.h"
 
 namespace tessera {
 

@@ -1,5 +1,5 @@
-// In-plan prices of a plan's partitions and crossings. See include/tessera/in_plan_prices.h.
-#include "tessera/in_plan_prices.h"
+// In-plan prices of a plan's partitions and crossings. See src/runtime/in_plan_prices.h.
+#include "runtime/in_plan_prices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +9,11 @@
 #include <utility>
 
 #include "tessera/call_profile.h"
-#include "tessera/executor.h"
-#include "tessera/median.h"
-#include "tessera/model_data.h"
-#include "tessera/structural_hash.h"
-#include "tessera/verified_choice.h"
+#include "runtime/executor.h"
+#include "support/median.h"
+#include "runtime/model_data.h"
+#include "ir/structural_hash.h"
+#include "runtime/verified_choice.h"
 
 namespace tessera {
 namespace {

@@ -1,10 +1,10 @@
 // Median end-to-end latency (see latency.h).
-#include "tessera/latency.h"
+#include "runtime/latency.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "tessera/median.h"
+#include "support/median.h"
 
 namespace tessera {
 

@@ -1,5 +1,5 @@
 // Resolving a LoweredFunction into runnable steps, and running them (see lowered_program.h).
-#include "tessera/lowered_program.h"
+#include "runtime/lowered_program.h"
 
 #include <algorithm>
 #include <new>

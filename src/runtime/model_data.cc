@@ -1,5 +1,5 @@
 // Seeded weights and inputs for running a model (see model_data.h).
-#include "tessera/model_data.h"
+#include "runtime/model_data.h"
 
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <set>
 
 #include "tessera/error.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
 // NumPy .npy reader and writer (see npy.h).
-#include "tessera/npy.h"
+#include "runtime/npy.h"
 
 #include <cstdio>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "tessera/error.h"
-#include "tessera/limits.h"
+#include "ir/limits.h"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
 // --check: compare a partitioned run with ref's interpretation of the whole model (see ref_check.h).
-#include "tessera/ref_check.h"
+#include "runtime/ref_check.h"
 
 #include <algorithm>
 #include <cmath>

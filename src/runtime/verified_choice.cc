@@ -1,5 +1,5 @@
-// Verified choice of a plan by end-to-end latency. See include/tessera/verified_choice.h.
-#include "tessera/verified_choice.h"
+// Verified choice of a plan by end-to-end latency. See src/runtime/verified_choice.h.
+#include "runtime/verified_choice.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/median.h"
-#include "tessera/model_data.h"
-#include "tessera/structural_hash.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "support/median.h"
+#include "runtime/model_data.h"
+#include "ir/structural_hash.h"
 
 namespace tessera {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "tessera/backend_spec.h"
 #include "tessera/error.h"
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/verified_choice.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "runtime/verified_choice.h"
 
 namespace tessera {
 std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,

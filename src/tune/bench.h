@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/bench_chart.h"
+#include "runtime/bench_chart.h"
 #include "tessera/cost_model.h"
 #include "tessera/host_tensor.h"
 #include "tessera/tune.h"

@@ -11,15 +11,15 @@
 
 #include "search/sandwiches.h"
 #include "tessera/error.h"
-#include "tessera/in_plan_prices.h"
-#include "tessera/verified_choice.h"
+#include "runtime/in_plan_prices.h"
+#include "runtime/verified_choice.h"
 
 namespace tessera {
 
 namespace {
 
 // The search's plan with its sandwiched single-node partitions covered by the backend around them
-// (search/sandwiches.h): the cheapest such plan, found by the same search over fewer candidates.
+// (src/search/sandwiches.h): the cheapest such plan, found by the same search over fewer candidates.
 // Under an accuracy budget a reduced-precision candidate stays only within the nodes the search's
 // plan already runs in reduced precision (the caller verifies the error). None when nothing is
 // sandwiched or no such plan exists.

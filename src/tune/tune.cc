@@ -7,7 +7,7 @@
 
 #include "runtime/budgeted_partition.h"
 #include "search/partitioner.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tune/plan_verification.h"
 
 namespace tessera {

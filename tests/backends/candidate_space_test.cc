@@ -2,7 +2,7 @@
 // independence.
 #include <catch2/catch.hpp>
 
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 #include "tessera/model_loader.h"
 
 using namespace tessera;

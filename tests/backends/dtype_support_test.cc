@@ -4,7 +4,7 @@
 
 #include "support/graph_builder.h"
 #include "tessera/backend_spec.h"
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 #include "tessera/error.h"
 
 using namespace tessera;

@@ -27,8 +27,8 @@
 
 #include "tessera/error.h"
 #include "tessera/host_tensor.h"
-#include "tessera/npy.h"
-#include "tessera/text.h"
+#include "runtime/npy.h"
+#include "support/text.h"
 
 namespace fs = std::filesystem;
 

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "graph_builder.h"
+#include "cost_models/graph_builder.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
-#include "tessera/estimator.h"
-#include "tessera/mock_cost_model.h"
+#include "cost_models/estimator.h"
+#include "cost_models/mock_cost_model.h"
 
 using namespace tessera;
 using tessera::test::chain;

@@ -6,7 +6,7 @@
 
 #include "support/graph_builder.h"
 #include "tessera/graph.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 namespace tessera::test {
 

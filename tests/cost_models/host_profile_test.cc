@@ -1,4 +1,4 @@
-// This machine's roofline profile (cost_models/host_profile.cc): calibrated once per machine and
+// This machine's roofline profile (src/cost_models/host_profile.cc): calibrated once per machine and
 // thread count, kept in a folder, found again; named profiles from elsewhere warned about once;
 // a missing named profile's error lists the profiles that exist.
 #include <catch2/catch.hpp>

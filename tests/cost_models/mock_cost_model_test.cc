@@ -1,9 +1,9 @@
 // The tessera.mock_costs file: Collage's numbers, per-op weights, decay, overhead, file errors.
 #include <catch2/catch.hpp>
 
-#include "graph_builder.h"
+#include "cost_models/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/mock_cost_model.h"
+#include "cost_models/mock_cost_model.h"
 
 using namespace tessera;
 using tessera::test::chain;

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "graph_builder.h"
+#include "cost_models/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/roofline_refit.h"
+#include "cost_models/roofline_refit.h"
 
 using namespace tessera;
 

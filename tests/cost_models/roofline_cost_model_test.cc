@@ -3,11 +3,11 @@
 
 #include <filesystem>
 
-#include "graph_builder.h"
+#include "cost_models/graph_builder.h"
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
-#include "tessera/roofline_cost_model.h"
-#include "tessera/transfer_cost.h"
+#include "cost_models/roofline_cost_model.h"
+#include "cost_models/transfer_cost.h"
 
 using namespace tessera;
 using tessera::test::GraphBuilder;

@@ -8,9 +8,9 @@
 #include <string>
 #include <thread>
 
-#include "distributed_tune.h"
-#include "measure_slots.h"
-#include "tune_protocol.h"
+#include "distributed/distributed_tune.h"
+#include "distributed/measure_slots.h"
+#include "distributed/tune_protocol.h"
 
 using namespace tessera;
 using namespace tessera::distributed;

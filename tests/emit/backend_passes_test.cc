@@ -1,12 +1,12 @@
 // Per-backend passes: layout conversion + constant folding on one backend's functions only.
 #include <cstring>
 
-#include "emit_test_util.h"
-#include "tessera/backend_pipeline.h"
-#include "tessera/convert_layout.h"
-#include "tessera/fold_constants.h"
-#include "tessera/module_printer.h"
-#include "tessera/outline.h"
+#include "emit/emit_test_util.h"
+#include "emit/backend_pipeline.h"
+#include "emit/convert_layout.h"
+#include "emit/fold_constants.h"
+#include "emit/module_printer.h"
+#include "emit/outline.h"
 
 namespace tessera {
 namespace {

@@ -1,13 +1,13 @@
 // Extern stubs after codegen, and a second partitioning round that leaves them untouched.
 #include <map>
 
-#include "emit_test_util.h"
-#include "tessera/codegen.h"
+#include "emit/emit_test_util.h"
+#include "emit/codegen.h"
 #include "tessera/error.h"
-#include "tessera/printer.h"
+#include "frontend/printer.h"
 #include "tessera/kernel.h"
-#include "tessera/module_printer.h"
-#include "tessera/outline.h"
+#include "emit/module_printer.h"
+#include "emit/outline.h"
 
 namespace tessera {
 namespace {

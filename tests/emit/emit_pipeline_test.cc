@@ -1,11 +1,11 @@
 // The straight emit pipeline and the --emit DIR outputs.
 #include <filesystem>
 
-#include "emit_test_util.h"
+#include "emit/emit_test_util.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
-#include "tessera/emit_pipeline.h"
-#include "tessera/module_printer.h"
+#include "emit/emit_pipeline.h"
+#include "emit/module_printer.h"
 
 namespace tessera {
 namespace {

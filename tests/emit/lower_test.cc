@@ -1,11 +1,11 @@
 // Lowering to kernel calls with buffers, dispatch overrides, and the static memory planner.
 #include <random>
 
-#include "emit_test_util.h"
-#include "tessera/backend_pipeline.h"
-#include "tessera/lower.h"
-#include "tessera/module_printer.h"
-#include "tessera/outline.h"
+#include "emit/emit_test_util.h"
+#include "emit/backend_pipeline.h"
+#include "emit/lower.h"
+#include "emit/module_printer.h"
+#include "emit/outline.h"
 
 namespace tessera {
 namespace {

@@ -3,14 +3,14 @@
 
 #include <fstream>
 
-#include "emit_test_util.h"
+#include "emit/emit_test_util.h"
 #include "support/skip.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
-#include "tessera/backend_pipeline.h"
-#include "tessera/codegen.h"
-#include "tessera/module_onnx.h"
-#include "tessera/outline.h"
+#include "emit/backend_pipeline.h"
+#include "emit/codegen.h"
+#include "emit/module_onnx.h"
+#include "emit/outline.h"
 
 namespace tessera {
 namespace {

@@ -2,10 +2,10 @@
 #include <map>
 #include <set>
 
-#include "emit_test_util.h"
+#include "emit/emit_test_util.h"
 #include "tessera/error.h"
-#include "tessera/module_printer.h"
-#include "tessera/outline.h"
+#include "emit/module_printer.h"
+#include "emit/outline.h"
 
 namespace tessera {
 namespace {

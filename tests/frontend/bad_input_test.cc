@@ -9,7 +9,7 @@
 #include "tessera/error.h"
 #include "support/files.h"
 #include "support/subprocess.h"
-#include "test_util.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "tessera/error.h"
-#include "tessera/json_graph.h"
+#include "frontend/json_graph.h"
 
 namespace tessera::folding_test {
 

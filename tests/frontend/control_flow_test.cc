@@ -18,9 +18,9 @@
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
 #include "tessera/error.h"
-#include "tessera/json_graph.h"
+#include "frontend/json_graph.h"
 #include "tessera/model_loader.h"
-#include "tessera/onnx_export.h"
+#include "frontend/onnx_export.h"
 
 namespace tessera {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "support/graph_builder.h"
 #include "tessera/boundary_layout.h"
-#include "tessera/json_graph.h"
-#include "tessera/structural_hash.h"
-#include "test_util.h"
+#include "frontend/json_graph.h"
+#include "ir/structural_hash.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 using tessera::test::quiet;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "tessera/json_graph.h"
+#include "frontend/json_graph.h"
 #include "tessera/op_registry.h"
-#include "test_util.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 using tessera::test::quiet;

@@ -7,7 +7,7 @@
 #include "tessera/op_registry.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
-#include "test_util.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 using tessera::test::quiet;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/golden.h"
-#include "tessera/printer.h"
-#include "test_util.h"
+#include "frontend/printer.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 

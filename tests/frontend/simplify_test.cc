@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tessera/json_graph.h"
+#include "frontend/json_graph.h"
 #include "tessera/simplify.h"
-#include "test_util.h"
+#include "frontend/test_util.h"
 
 using namespace tessera;
 using tessera::test::quiet;

@@ -1,7 +1,7 @@
 // tessera/median.h: the one median and percentile every timing summary uses.
 #include <catch2/catch.hpp>
 
-#include "tessera/median.h"
+#include "support/median.h"
 
 using tessera::median;
 using tessera::percentile;

@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "support/collage_graphs.h"
-#include "tessera/estimator.h"
-#include "tessera/mock_cost_model.h"
-#include "tessera/structural_hash.h"
+#include "cost_models/estimator.h"
+#include "cost_models/mock_cost_model.h"
+#include "ir/structural_hash.h"
 
 using namespace tessera;
 

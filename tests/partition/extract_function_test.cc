@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "tessera/dataflow_index.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 #include "tessera/sub_graph.h"
-#include "test_graphs.h"
+#include "partition/test_graphs.h"
 
 using namespace tessera;
 using tessera::testing::GraphBuilder;

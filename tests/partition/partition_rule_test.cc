@@ -7,7 +7,7 @@
 
 #include "tessera/dataflow_index.h"
 #include "tessera/partition_rule.h"
-#include "test_graphs.h"
+#include "partition/test_graphs.h"
 
 using namespace tessera;
 using tessera::testing::GraphBuilder;

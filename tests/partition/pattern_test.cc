@@ -6,7 +6,7 @@
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "tessera/pattern.h"
-#include "test_graphs.h"
+#include "partition/test_graphs.h"
 
 using namespace tessera;
 using tessera::testing::GraphBuilder;

@@ -5,7 +5,7 @@
 #include "tessera/dataflow_index.h"
 #include "tessera/sub_graph.h"
 #include "support/collage_graphs.h"
-#include "test_graphs.h"
+#include "partition/test_graphs.h"
 
 using namespace tessera;
 using tessera::testing::GraphBuilder;

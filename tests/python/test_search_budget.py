@@ -1,4 +1,4 @@
-"""The search under a memory budget, end to end through the CLI (search/bounded_search.h).
+"""The search under a memory budget, end to end through the CLI (src/search/bounded_search.h).
 
 A random 600-node convolutional DAG (scripts/random_model.py) whose nodes alternate between six
 real backends, partitioned with roofline costs:

@@ -6,9 +6,9 @@
 
 #include "emit/emit_test_util.h"
 #include "tessera/call_profile.h"
-#include "tessera/executor.h"
-#include "tessera/model_data.h"
-#include "tessera/ref_check.h"
+#include "runtime/executor.h"
+#include "runtime/model_data.h"
+#include "runtime/ref_check.h"
 
 using namespace tessera;
 

@@ -12,7 +12,7 @@
 #include "support/skip.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
-#include "tessera/npy.h"
+#include "runtime/npy.h"
 
 using namespace tessera;
 using namespace tessera::testing;

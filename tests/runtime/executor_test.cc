@@ -11,11 +11,11 @@
 #include "support/skip.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
-#include "tessera/executor.h"
-#include "tessera/latency.h"
-#include "tessera/model_data.h"
+#include "runtime/executor.h"
+#include "runtime/latency.h"
+#include "runtime/model_data.h"
 #include "tessera/model_loader.h"
-#include "tessera/ref_check.h"
+#include "runtime/ref_check.h"
 
 using namespace tessera;
 using tessera::testing::roofline_plan;

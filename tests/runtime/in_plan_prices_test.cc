@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "emit/emit_test_util.h"
-#include "tessera/in_plan_prices.h"
-#include "tessera/mock_cost_model.h"
+#include "runtime/in_plan_prices.h"
+#include "cost_models/mock_cost_model.h"
 
 using namespace tessera;
 

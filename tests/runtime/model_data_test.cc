@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "tessera/error.h"
-#include "tessera/model_data.h"
+#include "runtime/model_data.h"
 #include "tessera/model_loader.h"
 
 using namespace tessera;

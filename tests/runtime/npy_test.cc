@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "tessera/error.h"
-#include "tessera/npy.h"
+#include "runtime/npy.h"
 
 using namespace tessera;
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "tessera/ref_check.h"
+#include "runtime/ref_check.h"
 
 using namespace tessera;
 

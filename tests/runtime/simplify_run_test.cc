@@ -9,9 +9,9 @@
 #include "support/roofline_plan.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_model.h"
-#include "tessera/executor.h"
+#include "runtime/executor.h"
 #include "tessera/host_tensor.h"
-#include "tessera/model_data.h"
+#include "runtime/model_data.h"
 #include "tessera/model_loader.h"
 
 using namespace tessera;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/collage_graphs.h"
-#include "tessera/mock_cost_model.h"
-#include "tessera/verified_choice.h"
+#include "cost_models/mock_cost_model.h"
+#include "runtime/verified_choice.h"
 
 using namespace tessera;
 

@@ -1,4 +1,4 @@
-// choose_within_budget (search/accuracy_budget.h) on Collage's diamond with mock costs: byoc plays
+// choose_within_budget (src/search/accuracy_budget.h) on Collage's diamond with mock costs: byoc plays
 // the reduced-precision backend (cheaper, with an error per candidate), tvm the fp32 one.
 #include <catch2/catch.hpp>
 

@@ -7,10 +7,10 @@
 #include <random>
 #include <set>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "search/plan_check.h"
-#include "random_backends.h"
-#include "search_fixture.h"
+#include "search/random_backends.h"
+#include "search/search_fixture.h"
 #include "support/graph_builder.h"
 #include "tessera/error.h"
 

@@ -1,16 +1,16 @@
-// The search under a memory budget (search/bounded_search.h): on large random DAGs whose nodes
+// The search under a memory budget (src/search/bounded_search.h): on large random DAGs whose nodes
 // alternate between backends it finishes inside its budget; when the budget is too small it still
 // answers, says which fallback gave the plan, and its lower bound is one: never above the exact
 // optimum, never above the plan's total.
 #include <catch2/catch.hpp>
 #include <random>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "search/bounded_search.h"
 #include "search/crossing_accounting.h"
 #include "search/plan_check.h"
-#include "random_backends.h"
-#include "search_fixture.h"
+#include "search/random_backends.h"
+#include "search/search_fixture.h"
 #include "support/graph_builder.h"
 
 using namespace tessera;

@@ -1,4 +1,4 @@
-// CandidateLayouts (search/candidate_layouts.cc): a candidate is priced with a graph input and a
+// CandidateLayouts (src/search/candidate_layouts.cc): a candidate is priced with a graph input and a
 // graph output that only it reads plain, as the plan runs it; everything else native; the
 // default (nullopt) keeps the request's hash and database key.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include "search/candidate_layouts.h"
 #include "support/graph_builder.h"
 #include "tessera/dataflow_index.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 using namespace tessera;
 

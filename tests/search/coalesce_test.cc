@@ -1,4 +1,4 @@
-// Coalescing (search/coalesce.h) against the definition it implements: merge touching partitions
+// Coalescing (src/search/coalesce.h) against the definition it implements: merge touching partitions
 // of one backend while the union is convex and the partition DAG stays acyclic, in partition
 // order. The reference below checks both conditions from scratch for every merge (quadratic, as
 // coalescing itself once did); the fast one searches the partition DAG for a path around the
@@ -8,8 +8,8 @@
 #include <random>
 #include <set>
 
-#include "../partition/test_graphs.h"
-#include "random_backends.h"
+#include "partition/test_graphs.h"
+#include "search/random_backends.h"
 #include "search/coalesce.h"
 #include "search/partition_dag.h"
 

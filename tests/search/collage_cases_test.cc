@@ -2,10 +2,10 @@
 // re-expressed with tessera's built-in tvm and byoc backends, mock costs and 10x10 f32 tensors.
 #include <catch2/catch.hpp>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "search/plan_check.h"
 #include "support/collage_graphs.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 
 using namespace tessera;
 using namespace tessera::testing;

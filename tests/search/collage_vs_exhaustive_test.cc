@@ -4,10 +4,10 @@
 #include <random>
 #include <set>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "search/plan_check.h"
-#include "random_backends.h"
-#include "search_fixture.h"
+#include "search/random_backends.h"
+#include "search/search_fixture.h"
 
 using namespace tessera;
 using namespace tessera::testing;

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "search/plan_check.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "tessera/model_loader.h"
 
 using namespace tessera;

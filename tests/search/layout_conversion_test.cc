@@ -1,4 +1,4 @@
-// Layout conversions in the search (search/layout_conversions.h): where a 4-D value crosses from a
+// Layout conversions in the search (src/search/layout_conversions.h): where a 4-D value crosses from a
 // backend of one boundary layout to one of the other, the plan pays the conversion once per
 // (value, layout). The search must stay exact with these prices (collage == exhaustive on random
 // DAGs), the plan's boundary_cost must be what a recount of its crossings gives, and a model that
@@ -8,10 +8,10 @@
 #include <random>
 #include <set>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "search/plan_check.h"
-#include "random_backends.h"
-#include "search_fixture.h"
+#include "search/random_backends.h"
+#include "search/search_fixture.h"
 #include "support/graph_builder.h"
 
 using namespace tessera;

@@ -1,4 +1,4 @@
-// Measured wholes (search/measured_wholes.h): a coalesced partition is priced as the one function
+// Measured wholes (src/search/measured_wholes.h): a coalesced partition is priced as the one function
 // it runs as and offered back to the search. With the mock model a whole of k Relus costs less
 // than its k one-node candidates (decay applies across the whole), so the second round must pick
 // it, and the plan's cost must be the whole's price.
@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "search/plan_check.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "support/graph_builder.h"
 
 using namespace tessera;

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "../partition/test_graphs.h"
-#include "search_fixture.h"
+#include "partition/test_graphs.h"
+#include "search/search_fixture.h"
 #include "tessera/error.h"
 #include "support/collage_graphs.h"
 #include "support/files.h"

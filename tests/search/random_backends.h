@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../partition/test_graphs.h"
+#include "partition/test_graphs.h"
 #include "tessera/backend_spec.h"
-#include "tessera/mock_cost_model.h"
+#include "cost_models/mock_cost_model.h"
 
 namespace tessera::testing {
 

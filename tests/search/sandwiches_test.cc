@@ -1,9 +1,9 @@
-// Sandwiches (search/sandwiches.h): a one-node partition whose neighbours all sit on one other
+// Sandwiches (src/search/sandwiches.h): a one-node partition whose neighbours all sit on one other
 // backend X is found, and the search with those nodes kept on X covers them there.
 #include <catch2/catch.hpp>
 
 #include "search/sandwiches.h"
-#include "search_fixture.h"
+#include "search/search_fixture.h"
 #include "support/graph_builder.h"
 
 using namespace tessera;

@@ -9,7 +9,7 @@
 
 #include "search/partitioner.h"
 #include "tessera/backend_spec.h"
-#include "tessera/mock_cost_model.h"
+#include "cost_models/mock_cost_model.h"
 
 namespace tessera::testing {
 

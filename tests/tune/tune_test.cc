@@ -12,7 +12,7 @@
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
 #include "tessera/error.h"
-#include "tessera/measured_cost_model.h"
+#include "cost_models/measure/measured_cost_model.h"
 #include "tessera/model_loader.h"
 #include "tessera/plan.h"
 #include "tessera/tune.h"

@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

@@ -3,7 +3,7 @@
 
 #include "backends/compilers/half_widening.h"
 #include "backends/compilers/openmp_park.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

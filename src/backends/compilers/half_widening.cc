@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "tessera/half_convert.h"
+#include "backends/ref/half_convert.h"
 #include "tessera/host_tensor.h"
 
 namespace tessera {

@@ -15,7 +15,7 @@
 #include <span>
 #include <utility>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

@@ -18,7 +18,7 @@
 
 #include "backends/xnnpack/xnnpack_threadpool.h"
 #include "backends/halide/halide_runtime.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

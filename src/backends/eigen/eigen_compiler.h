@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

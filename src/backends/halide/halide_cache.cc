@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "tessera/kernel.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 namespace tessera::halide {
 

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tessera/kernel.h"
-#include "tessera/structural_hash.h"
+#include "ir/structural_hash.h"
 
 extern char** environ;
 

@@ -51,7 +51,7 @@
 #include <memory>
 #include <string>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 

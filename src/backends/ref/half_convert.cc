@@ -1,5 +1,5 @@
 // Bulk f16/bf16 <-> f32 conversions (see tessera/half_convert.h).
-#include "tessera/half_convert.h"
+#include "backends/ref/half_convert.h"
 
 #include <cstdint>
 #include <cstring>

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/half_convert.h"
+#include "backends/ref/half_convert.h"
 
 namespace tessera::ref {
 namespace {

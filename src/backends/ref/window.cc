@@ -2,7 +2,7 @@
 #include "backends/ref/window.h"
 
 #include <algorithm>
-#include "tessera/limits.h"
+#include "ir/limits.h"
 
 namespace tessera::ref {
 

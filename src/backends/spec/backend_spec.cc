@@ -10,7 +10,7 @@
 
 #include "tessera/error.h"
 #include "tessera/op_registry.h"
-#include "tessera/text.h"
+#include "support/text.h"
 
 namespace tessera {
 namespace {

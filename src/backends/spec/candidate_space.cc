@@ -1,5 +1,5 @@
 // Enumerating every backend's candidates, in parallel across backends, deterministically.
-#include "tessera/candidate_space.h"
+#include "backends/spec/candidate_space.h"
 
 #include <algorithm>
 #include <tbb/parallel_for.h>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "support/graph_builder.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"

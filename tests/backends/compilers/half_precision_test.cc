@@ -7,7 +7,7 @@
 #include "backends/compilers/half_widening.h"
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
-#include "tessera/half_convert.h"
+#include "backends/ref/half_convert.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "backends/compilers/openmp_park.h"
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 
 using namespace tessera;
 

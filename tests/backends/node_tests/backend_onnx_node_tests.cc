@@ -17,9 +17,9 @@
 #include <iostream>
 #include <set>
 
-#include "node_test_runner.h"
-#include "onnx_node_case.h"
-#include "tessera/backend_compiler.h"
+#include "backends/ref/node_test_runner.h"
+#include "backends/ref/onnx_node_case.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/backend_spec.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "tessera/half_convert.h"
+#include "backends/ref/half_convert.h"
 #include "tessera/host_tensor.h"
 
 namespace {

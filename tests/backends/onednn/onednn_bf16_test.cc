@@ -20,7 +20,7 @@
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_compiler.h"
 #include "tessera/cost_database.h"
-#include "tessera/measured_cost_model.h"
+#include "cost_models/measure/measured_cost_model.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 

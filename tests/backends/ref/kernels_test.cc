@@ -4,7 +4,7 @@
 
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
-#include "kernel_runner.h"
+#include "backends/ref/kernel_runner.h"
 
 using namespace tessera;
 

@@ -1,5 +1,5 @@
 // The node-test runners' shared command line and floor (see node_test_runner.h).
-#include "node_test_runner.h"
+#include "backends/ref/node_test_runner.h"
 
 #include <algorithm>
 #include <cctype>

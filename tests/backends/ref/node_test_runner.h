@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "onnx_node_case.h"
+#include "backends/ref/onnx_node_case.h"
 
 namespace tessera::oracle {
 

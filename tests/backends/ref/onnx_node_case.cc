@@ -1,5 +1,5 @@
 // Running one ONNX node test on ref (see onnx_node_case.h).
-#include "onnx_node_case.h"
+#include "backends/ref/onnx_node_case.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -15,7 +15,7 @@
 #include "backends/ref/interpreter.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
-#include "tessera/onnx_tensor.h"
+#include "frontend/onnx_tensor.h"
 
 namespace tessera::oracle {
 namespace {

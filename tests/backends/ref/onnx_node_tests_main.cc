@@ -25,8 +25,8 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/ref/ref_kernels.h"
-#include "node_test_runner.h"
-#include "onnx_node_case.h"
+#include "backends/ref/node_test_runner.h"
+#include "backends/ref/onnx_node_case.h"
 
 namespace fs = std::filesystem;
 using tessera::oracle::CaseResult;
@@ -118,7 +118,7 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
          "in f32 and rounds once, as ONNX Runtime's CPU provider does around nodes without an f16 kernel.\n"
          "Ops that only move or convert elements (Transpose, Concat, Reshape, Slice, Gather, Cast, ...) and\n"
          "If/Loop/Scan take the 16-bit tensors as they are. Conversions use F16C where the CPU has it\n"
-         "(`include/tessera/half_convert.h`). `tessera run --check` compares f16/bf16 tensors at their\n"
+         "(`src/backends/ref/half_convert.h`). `tessera run --check` compares f16/bf16 tensors at their\n"
          "format's precision (rtol and atol at least 8 units of its epsilon).\n\n"
       << kQuantizedSection
       << "## ONNX node tests\n\n"

@@ -18,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "tessera/backend_compiler.h"
+#include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
 
 namespace tessera::test {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "measure_progress.h"
+#include "cost_models/measure/measure_progress.h"
 
 using tessera::MeasureProgress;
 

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "../graph_builder.h"
-#include "fake_compiler.h"
+#include "cost_models/graph_builder.h"
+#include "cost_models/measure/fake_compiler.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
 #include "tessera/error.h"
-#include "tessera/estimator.h"
-#include "tessera/measured_cost_model.h"
+#include "cost_models/estimator.h"
+#include "cost_models/measure/measured_cost_model.h"
 
 using namespace tessera;
 using namespace std::chrono_literals;

@@ -1,0 +1,117 @@
+// The roofline cost model. See src/cost_models/roofline_cost_model.h for the formula.
+#include "cost_models/roofline_cost_model.h"
+
+#include <algorithm>
+
+#include "tessera/error.h"
+#include "tessera/op_registry.h"
+
+namespace tessera {
+namespace {
+
+// Memory traffic of one boundary value. Every backend here computes f16/bf16 in f32 (ref per node,
+// the others per function: half_widening.h), so a half value also costs its conversion: read 2
+// bytes and write the 4-byte copy, then the kernel reads 4 (an output: written 4, read 4, stored 2).
+double boundary_bytes(const TensorType& t) {
+  const double bytes = static_cast<double>(t.bytes());
+  return t.dtype == DType::f16 || t.dtype == DType::bf16 ? 5.0 * bytes : bytes;
+}
+
+}  // namespace
+
+std::vector<NodeWork> roofline_work(const Graph& fn) {
+  std::vector<char> charged(fn.values.size(), 0);   // boundary value already paid for
+  std::vector<char> is_output(fn.values.size(), 0);
+  for (ValueId v : fn.outputs) is_output[static_cast<size_t>(v)] = 1;
+
+  std::vector<NodeWork> work;
+  work.reserve(fn.nodes.size());
+  for (const Node& n : fn.nodes) {
+    double bytes = 0.0;
+    for (ValueId v : n.inputs) {
+      if (v == kNoValue) continue;
+      const Value& val = fn.value(v);
+      if (val.kind == ValueKind::Intermediate || charged[static_cast<size_t>(v)]) continue;
+      charged[static_cast<size_t>(v)] = 1;
+      bytes += boundary_bytes(val.type);
+    }
+    for (ValueId v : n.outputs) {
+      if (v != kNoValue && is_output[static_cast<size_t>(v)]) bytes += boundary_bytes(fn.value(v).type);
+    }
+    work.push_back(NodeWork{node_flops(fn, n), bytes});
+  }
+  return work;
+}
+
+RooflineBreakdown roofline(const std::vector<NodeWork>& work, const DeviceProfile& p, const Efficiency& eff) {
+  const double flops_per_s = p.peak_gflops * 1e9 * eff.compute;
+  const double bytes_per_s = p.bandwidth_gbs * 1e9 * eff.memory;
+  RooflineBreakdown r;
+  double sum_max = 0.0;
+  for (const NodeWork& w : work) {
+    double c = w.flops / flops_per_s;
+    double m = w.bytes / bytes_per_s;
+    r.flops += w.flops;
+    r.bytes += w.bytes;
+    r.compute_s += c;
+    r.memory_s += m;
+    sum_max += std::max(c, m);
+  }
+  r.seconds = sum_max + p.call_overhead_s(eff);
+  return r;
+}
+
+RooflineBreakdown roofline(const Graph& fn, const DeviceProfile& p, const Efficiency& eff) {
+  return roofline(roofline_work(fn), p, eff);
+}
+
+namespace {
+std::vector<DeviceProfile> checked(std::vector<DeviceProfile> profiles) {
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (profiles[i].device == profiles[j].device) {
+        throw UserError("--cost", "roofline", "profiles '" + profiles[j].name + "' and '" + profiles[i].name +
+                                                  "' both describe device '" + profiles[i].device + "'");
+      }
+    }
+  }
+  return profiles;
+}
+}  // namespace
+
+RooflineCostModel::RooflineCostModel(std::vector<DeviceProfile> profiles)
+    : profiles_(checked(std::move(profiles))), transfers_(profiles_) {
+  for (const DeviceProfile& p : profiles_) fingerprints_.push_back(p.fingerprint());
+}
+
+const DeviceProfile* RooflineCostModel::profile_for(std::string_view device) const {
+  return transfers_.find(device);
+}
+
+std::string RooflineCostModel::device_fingerprint(std::string_view device) const {
+  for (size_t i = 0; i < profiles_.size(); ++i) {
+    if (profiles_[i].device == device) return fingerprints_[i];
+  }
+  return std::string(device);
+}
+
+Cost RooflineCostModel::estimate_impl(const CostRequest& r) const {
+  const DeviceProfile* p = profile_for(r.device);
+  if (!p) return Cost::invalid("roofline: no device profile for device '" + r.device + "'");
+  return Cost::value(roofline(*r.function, *p, p->efficiency_for(r.backend)).seconds);
+}
+
+Cost RooflineCostModel::transfer_impl(size_t bytes, std::string_view from, std::string_view to) const {
+  return transfers_.cost(bytes, from, to);
+}
+
+void RooflineCostModel::check_backends_impl(const std::vector<BackendRef>& backends) const {
+  for (const BackendRef& b : backends) {
+    if (!profile_for(b.device)) {
+      throw UserError("--cost", "roofline", "no device profile for device '" + b.device + "' (backend '" +
+                                                b.name + "'); name one, e.g. --cost roofline:a100");
+    }
+  }
+}
+
+}  // namespace tessera

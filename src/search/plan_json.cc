@@ -1,0 +1,546 @@
+// The `tessera.plan` v1 writer and reader (include/tessera/plan.h).
+//
+// The writer builds the text by hand rather than through nlohmann::json::dump so that key order
+// and number format are fixed by this file alone (dump would print 24.570600000000002).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <type_traits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "tessera/error.h"
+#include "tessera/plan.h"
+#include "search/cost_display.h"
+#include "ir/structural_hash.h"
+#include "support/text.h"
+
+namespace tessera {
+namespace {
+
+std::string quote(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string cost_text(const Cost& c) {
+  return c.is_value() ? format_plan_number(c.number()) : quote(c.to_string());
+}
+
+std::string node_list(const IndexSet& nodes, const Graph& graph) {
+  std::string out = "[";
+  bool first = true;
+  nodes.for_each([&](int n) {
+    if (!first) out += ", ";
+    first = false;
+    out += quote(graph.node(n).name);
+  });
+  return out + "]";
+}
+
+// A partition's producers among the other partitions (owner[n] = partition of node n).
+std::vector<std::vector<int>> partition_edges(const std::vector<Partition>& parts, const Graph& graph) {
+  std::vector<int> owner(static_cast<size_t>(graph.num_nodes()), -1);
+  for (size_t p = 0; p < parts.size(); ++p) parts[p].nodes.for_each([&](int n) { owner[size_t(n)] = int(p); });
+  std::vector<std::vector<int>> preds(parts.size());
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    int to = owner[size_t(n)];
+    if (to < 0) continue;
+    for (ValueId v : graph.node(n).inputs) {
+      if (v == kNoValue) continue;
+      NodeId prod = graph.value(v).producer;
+      if (prod == kNoNode) continue;
+      int from = owner[size_t(prod)];
+      if (from >= 0 && from != to) preds[size_t(to)].push_back(from);
+    }
+  }
+  return preds;
+}
+
+Cost read_cost(const nlohmann::json& j, const std::string& file, const std::string& place) {
+  if (j.is_number()) {
+    double x = j.get<double>();
+    if (!(x >= 0)) throw UserError(file, place, "a cost must be a non-negative number");
+    return Cost::value(x);
+  }
+  if (j.is_string()) {
+    // "inf" parses as a cost but is no plan's: it would be written back as bare `inf`, not JSON.
+    if (auto c = Cost::parse(j.get<std::string>()); c && (!c->is_value() || std::isfinite(c->number()))) return *c;
+  }
+  throw UserError(file, place, "expected a cost (a number, \"unknown\" or \"invalid(...)\")");
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& file,
+                            const std::string& place) {
+  if (!obj.is_object()) throw UserError(file, place, "expected an object");
+  auto it = obj.find(key);
+  if (it == obj.end()) throw UserError(file, place.empty() ? key : place + "." + key, "missing");
+  return *it;
+}
+
+std::string read_string(const nlohmann::json& obj, const char* key, const std::string& file,
+                        const std::string& place) {
+  const auto& v = field(obj, key, file, place);
+  if (!v.is_string()) throw UserError(file, place.empty() ? key : place + "." + key, "expected a string");
+  return v.get<std::string>();
+}
+
+IndexSet read_nodes(const nlohmann::json& j, const std::string& file, const std::string& place,
+                    const Graph& graph, const std::map<std::string, int>& by_name) {
+  if (!j.is_array()) throw UserError(file, place, "expected a list of node names");
+  IndexSet set(graph.num_nodes());
+  for (size_t i = 0; i < j.size(); ++i) {
+    std::string where = place + "[" + std::to_string(i) + "]";
+    if (!j[i].is_string()) throw UserError(file, where, "expected a node name");
+    auto it = by_name.find(j[i].get<std::string>());
+    if (it == by_name.end()) throw UserError(file, where, "no node '" + j[i].get<std::string>() + "' in the model");
+    set.insert(it->second);
+  }
+  return set;
+}
+
+// "model_fingerprint" and "input_shapes", when the file has them.
+void read_binding(const nlohmann::json& j, const std::string& file, Plan& plan) {
+  if (j.contains("model_fingerprint")) {
+    plan.model_fingerprint = read_string(j, "model_fingerprint", file, "");
+    if (plan.model_fingerprint.size() != 16 ||
+        plan.model_fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw UserError(file, "model_fingerprint", "expected 16 lower-case hex digits");
+  }
+  if (!j.contains("input_shapes")) return;
+  const auto& shapes = j["input_shapes"];
+  if (!shapes.is_object()) throw UserError(file, "input_shapes", "expected an object {name: [dims]}");
+  for (const auto& [name, dims] : shapes.items()) {
+    const std::string place = "input_shapes." + name;
+    if (!dims.is_array()) throw UserError(file, place, "expected a list of dimensions");
+    Shape shape;
+    for (const auto& d : dims) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) throw UserError(file, place, "expected non-negative integers");
+      shape.push_back(d.get<int64_t>());
+    }
+    plan.input_shapes.emplace_back(name, std::move(shape));
+  }
+}
+
+std::string binding_text(const std::string& name, const Shape& shape) { return name + "=" + shape_to_string(shape); }
+
+}  // namespace
+
+std::string model_fingerprint(const Graph& graph) { return hash_hex(structural_hash(graph)); }
+
+std::vector<std::pair<std::string, Shape>> model_input_shapes(const Graph& graph) {
+  std::vector<std::pair<std::string, Shape>> out;
+  for (ValueId v : graph.inputs) out.emplace_back(graph.value(v).name, graph.value(v).type.shape);
+  return out;
+}
+
+void check_plan_binding(const Plan& plan, const Graph& graph, const std::string& file) {
+  const std::string model = graph.source.empty() ? std::string("the model") : "the model " + graph.source;
+  if (!plan.input_shapes.empty()) {
+    std::map<std::string, Shape> has;
+    for (const auto& [name, shape] : model_input_shapes(graph)) has[name] = shape;
+    for (const auto& [name, shape] : plan.input_shapes) {
+      auto it = has.find(name);
+      if (it == has.end())
+        throw UserError(file, "input_shapes." + name, "the plan was made for a model with input '" + name + "'; " +
+                                                          model + " has no such input (a plan for another model)");
+      if (it->second != shape)
+        throw UserError(file, "input_shapes." + name,
+                        "the plan was made for " + binding_text(name, shape) + ", " + model + " has " +
+                            binding_text(name, it->second) + " (load the model with --input-shape " +
+                            binding_text(name, shape) + ", or make a plan for these shapes)");
+      has.erase(it);
+    }
+    if (!has.empty())
+      throw UserError(file, "input_shapes", "the plan was made for a model without input '" + has.begin()->first +
+                                                "', which " + model + " has (a plan for another model)");
+  }
+  if (!plan.model_fingerprint.empty()) {
+    const std::string actual = model_fingerprint(graph);
+    if (actual != plan.model_fingerprint)
+      throw UserError(file, "model_fingerprint",
+                      "the plan was made for another model (fingerprint " + plan.model_fingerprint + ", " + model +
+                          " has " + actual + "; plan's model field: " + plan.model +
+                          "; a plan made with --no-simplify runs only with --no-simplify, and one made before "
+                          "import simplified ONNX graphs must be made again)");
+  }
+}
+
+std::string format_plan_number(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", x == 0.0 ? 0.0 : x);
+  std::string s = buf;
+  if (s.find_first_of(".einn") == std::string::npos) s += ".0";
+  return s;
+}
+
+void finalize_plan_order(Plan& plan, const Graph& graph) {
+  auto& parts = plan.partitions;
+  std::sort(parts.begin(), parts.end(), [](const Partition& a, const Partition& b) { return a.nodes.first() < b.nodes.first(); });
+  // Kahn's algorithm, always taking the ready partition with the smallest first node.
+  auto preds = partition_edges(parts, graph);
+  std::vector<int> missing(parts.size(), 0);
+  std::vector<std::vector<int>> succs(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    std::sort(preds[p].begin(), preds[p].end());
+    preds[p].erase(std::unique(preds[p].begin(), preds[p].end()), preds[p].end());
+    missing[p] = static_cast<int>(preds[p].size());
+    for (int q : preds[p]) succs[size_t(q)].push_back(int(p));
+  }
+  std::vector<int> ready, order;
+  for (size_t p = 0; p < parts.size(); ++p)
+    if (missing[p] == 0) ready.push_back(int(p));
+  while (!ready.empty()) {
+    auto it = std::min_element(ready.begin(), ready.end());
+    int p = *it;
+    ready.erase(it);
+    order.push_back(p);
+    for (int s : succs[size_t(p)])
+      if (--missing[size_t(s)] == 0) ready.push_back(s);
+  }
+  TESSERA_CHECK(order.size() == parts.size(), "finalize_plan_order: the partition DAG has a cycle");
+  std::vector<Partition> sorted;
+  sorted.reserve(parts.size());
+  for (int p : order) sorted.push_back(std::move(parts[size_t(p)]));
+  parts = std::move(sorted);
+  std::map<std::pair<std::string, uint64_t>, std::string> names;
+  for (auto& p : parts) {
+    auto key = std::make_pair(p.backend, p.function_hash);
+    auto it = names.find(key);
+    if (it == names.end())
+      it = names.emplace(key, "tvmgen_default_" + p.backend + "_main_" + std::to_string(names.size())).first;
+    p.function = it->second;
+  }
+}
+
+std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  std::ostringstream o;
+  auto ms = [&](double x) { return format_plan_number(options.with_timings ? x : 0.0); };
+  o << "{\"format\": \"tessera.plan\", \"version\": 1, \"model\": " << quote(plan.model)
+    << ", \"search\": " << quote(plan.search) << ", \"cost_model\": " << quote(plan.cost_model)
+    << ", \"cost_unit\": " << quote(cost_is_seconds(plan.cost_model) ? "seconds" : "model units") << ",\n";
+  o << " \"model_fingerprint\": " << quote(model_fingerprint(graph)) << ", \"input_shapes\": {";
+  const auto shapes = model_input_shapes(graph);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    o << (i ? ", " : "") << quote(shapes[i].first) << ": [";
+    for (size_t d = 0; d < shapes[i].second.size(); ++d) o << (d ? ", " : "") << shapes[i].second[d];
+    o << "]";
+  }
+  o << "},\n";
+  o << " \"total_cost\": " << cost_text(plan.total_cost) << ", \"transfer_cost\": " << cost_text(plan.transfer_cost)
+    << ", \"boundary_cost\": " << cost_text(plan.boundary_cost) << ",\n";
+  if (plan.isolated_total_cost) o << " \"isolated_total_cost\": " << cost_text(*plan.isolated_total_cost) << ",\n";
+  o << " \"partitions\": [";
+  for (size_t i = 0; i < plan.partitions.size(); ++i) {
+    const Partition& p = plan.partitions[i];
+    o << (i ? ",\n  " : "\n  ");
+    o << "{\"backend\": " << quote(p.backend) << ", \"device\": " << quote(p.device)
+      << ", \"nodes\": " << node_list(p.nodes, graph) << ",\n   \"cost\": " << cost_text(p.cost);
+    if (p.isolated_cost) o << ", \"isolated_cost\": " << cost_text(*p.isolated_cost);
+    o << ", \"function\": " << quote(p.function) << ", \"function_hash\": " << quote(hash_hex(p.function_hash))
+      << ",\n   \"candidates\": [";
+    for (size_t c = 0; c < p.candidates.size(); ++c) {
+      const ChosenCandidate& cc = p.candidates[c];
+      o << (c ? ",\n    " : "\n    ");
+      o << "{\"nodes\": " << node_list(cc.nodes, graph) << ", \"rule\": " << quote(cc.rule)
+        << ", \"cost\": " << cost_text(cc.cost) << ", \"composites\": [";
+      for (size_t k = 0; k < cc.composites.size(); ++k) {
+        const Composite& comp = cc.composites[k];
+        o << (k ? ", " : "") << "{\"name\": " << quote(comp.name) << ", \"pattern\": " << quote(comp.pattern)
+          << ", \"nodes\": " << node_list(comp.inside, graph) << "}";
+      }
+      o << "]}";
+    }
+    o << (p.candidates.empty() ? "]}" : "\n   ]}");
+  }
+  o << (plan.partitions.empty() ? "],\n" : "\n ],\n");
+  o << " \"boundaries\": [";
+  for (size_t i = 0; i < plan.boundaries.size(); ++i) {
+    const Boundary& b = plan.boundaries[i];
+    o << (i ? ",\n  " : "\n  ") << "{\"value\": " << quote(graph.value(b.value).name) << ", \"from\": " << quote(b.from)
+      << ", \"to\": " << quote(b.to) << ", \"bytes\": " << b.bytes << ", \"cost\": " << cost_text(b.cost) << "}";
+  }
+  o << (plan.boundaries.empty() ? "],\n" : "\n ],\n");
+  if (!plan.verified_choice.empty()) {
+    o << " \"verified\": {\"chosen\": " << quote(plan.verified_choice) << ", \"latency_ms\": {";
+    for (size_t i = 0; i < plan.verified_ms.size(); ++i)
+      o << (i ? ", " : "") << quote(plan.verified_ms[i].first) << ": " << format_plan_number(plan.verified_ms[i].second);
+    o << "}},\n";
+  }
+  const SearchStats& s = plan.stats;
+  o << " \"stats\": {\"candidates\": " << s.candidates << ", \"states\": " << s.states
+    << ", \"search_ms\": " << ms(s.search_ms) << ", \"states_pushed\": " << s.states_pushed
+    << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed << ", \"wholes\": " << s.wholes
+    << ", \"enumerate_ms\": " << ms(s.enumerate_ms) << ", \"estimate_ms\": " << ms(s.estimate_ms)
+    << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}";
+  if (const auto& a = plan.accuracy)
+    o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
+      << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
+      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds << "}";
+  if (const auto& b = plan.optimality)
+    o << ",\n \"optimality\": {\"proven\": false, \"fallback\": " << quote(b->fallback)
+      << ", \"lower_bound\": " << cost_text(b->lower_bound) << ", \"gap\": " << cost_text(b->gap)
+      << ", \"memory_budget_mb\": " << (b->memory_budget >> 20) << "}";
+  o << "}\n";
+  return o.str();
+}
+
+nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  return nlohmann::json::parse(plan_to_json_text(plan, graph, options));
+}
+
+// Kahn's algorithm over the edges between partitions (a node's producer in another).
+std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph) {
+  const size_t k = plan.partitions.size();
+  std::vector<int> owner(static_cast<size_t>(graph.num_nodes()), -1);
+  for (size_t i = 0; i < k; ++i) plan.partitions[i].nodes.for_each([&](int n) { owner[size_t(n)] = int(i); });
+  std::vector<std::set<int>> succ(k);
+  std::vector<int> preds(k, 0);
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    if (owner[size_t(n)] < 0) continue;
+    for (ValueId v : graph.node(n).inputs) {
+      if (v == kNoValue || graph.value(v).producer == kNoNode) continue;
+      const int from = owner[size_t(graph.value(v).producer)], to = owner[size_t(n)];
+      if (from >= 0 && from != to && succ[size_t(from)].insert(to).second) ++preds[size_t(to)];
+    }
+  }
+  std::vector<int> ready;
+  for (size_t i = 0; i < k; ++i)
+    if (preds[i] == 0) ready.push_back(int(i));
+  size_t done = 0;
+  while (!ready.empty()) {
+    const int g = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int h : succ[size_t(g)])
+      if (--preds[size_t(h)] == 0) ready.push_back(h);
+  }
+  if (done == k) return std::nullopt;
+  // Walk forward inside what is left (every vertex there has a predecessor left, so walking
+  // backward from any of them must repeat a vertex): the repeated stretch is a cycle.
+  std::vector<std::vector<int>> pred_left(k);
+  for (size_t g = 0; g < k; ++g)
+    for (int h : succ[g])
+      if (preds[g] > 0 && preds[size_t(h)] > 0) pred_left[size_t(h)].push_back(int(g));
+  int at = 0;
+  while (preds[size_t(at)] == 0) ++at;
+  std::vector<int> walk, seen_at(k, -1);
+  while (seen_at[size_t(at)] < 0) {
+    seen_at[size_t(at)] = int(walk.size());
+    walk.push_back(at);
+    at = pred_left[size_t(at)].front();
+  }
+  std::vector<int> cycle(walk.rbegin(), walk.rend() - seen_at[size_t(at)]);   // forward, from walk's end
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  std::string text;
+  for (int g : cycle) text += "partitions[" + std::to_string(g) + "] -> ";
+  return text + "partitions[" + std::to_string(cycle.front()) + "]";
+}
+
+Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  if (!j.is_object()) throw UserError(file, "", "expected a JSON object");
+  if (read_string(j, "format", file, "") != "tessera.plan")
+    throw UserError(file, "format", "expected \"tessera.plan\"");
+  const auto& version = field(j, "version", file, "");
+  if (!version.is_number_integer() || version.get<int>() != 1)
+    throw UserError(file, "version", "unsupported version (this tessera reads version 1)");
+  std::map<std::string, int> by_name;
+  for (int n = 0; n < graph.num_nodes(); ++n) by_name.emplace(graph.node(n).name, n);
+
+  Plan plan;
+  plan.model = read_string(j, "model", file, "");
+  plan.search = read_string(j, "search", file, "");
+  plan.cost_model = read_string(j, "cost_model", file, "");
+  read_binding(j, file, plan);
+  check_plan_binding(plan, graph, file);
+  plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
+  plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
+  if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");
+  if (j.contains("isolated_total_cost"))
+    plan.isolated_total_cost = read_cost(j["isolated_total_cost"], file, "isolated_total_cost");
+  const auto& parts = field(j, "partitions", file, "");
+  if (!parts.is_array()) throw UserError(file, "partitions", "expected a list");
+  IndexSet seen(graph.num_nodes());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string place = "partitions[" + std::to_string(i) + "]";
+    const auto& pj = parts[i];
+    Partition p;
+    p.backend = read_string(pj, "backend", file, place);
+    p.device = pj.contains("device") ? read_string(pj, "device", file, place) : "cpu";
+    p.nodes = read_nodes(field(pj, "nodes", file, place), file, place + ".nodes", graph, by_name);
+    if (p.nodes.empty()) throw UserError(file, place + ".nodes", "a partition needs at least one node");
+    if (p.nodes.intersects(seen))
+      throw UserError(file, place + ".nodes",
+                      "node '" + graph.node((p.nodes & seen).first()).name + "' is already in another partition");
+    seen |= p.nodes;
+    p.cost = read_cost(field(pj, "cost", file, place), file, place + ".cost");
+    if (pj.contains("isolated_cost")) p.isolated_cost = read_cost(pj["isolated_cost"], file, place + ".isolated_cost");
+    p.function = read_string(pj, "function", file, place);
+    if (pj.contains("function_hash")) {
+      std::string h = read_string(pj, "function_hash", file, place);
+      try {
+        size_t used = 0;
+        p.function_hash = std::stoull(h, &used, 16);
+        if (used != h.size()) throw std::invalid_argument(h);
+      } catch (const std::exception&) {
+        throw UserError(file, place + ".function_hash", "expected 16 hex digits");
+      }
+    }
+    if (pj.contains("candidates")) {
+      const auto& cs = pj["candidates"];
+      if (!cs.is_array()) throw UserError(file, place + ".candidates", "expected a list");
+      for (size_t c = 0; c < cs.size(); ++c) {
+        std::string cplace = place + ".candidates[" + std::to_string(c) + "]";
+        ChosenCandidate cc;
+        cc.nodes = read_nodes(field(cs[c], "nodes", file, cplace), file, cplace + ".nodes", graph, by_name);
+        cc.rule = cs[c].contains("rule") ? read_string(cs[c], "rule", file, cplace) : "";
+        cc.cost = read_cost(field(cs[c], "cost", file, cplace), file, cplace + ".cost");
+        if (cs[c].contains("composites")) {
+          const auto& comps = cs[c]["composites"];
+          if (!comps.is_array()) throw UserError(file, cplace + ".composites", "expected a list");
+          for (size_t k = 0; k < comps.size(); ++k) {
+            std::string kplace = cplace + ".composites[" + std::to_string(k) + "]";
+            Composite comp;
+            comp.name = read_string(comps[k], "name", file, kplace);
+            comp.pattern = comps[k].contains("pattern") ? read_string(comps[k], "pattern", file, kplace) : "";
+            comp.inside = read_nodes(field(comps[k], "nodes", file, kplace), file, kplace + ".nodes", graph, by_name);
+            cc.composites.push_back(std::move(comp));
+          }
+        }
+        if (!cc.nodes.is_subset_of(p.nodes))
+          throw UserError(file, cplace + ".nodes", "a candidate's nodes must lie inside its partition");
+        p.candidates.push_back(std::move(cc));
+      }
+    }
+    plan.partitions.push_back(std::move(p));
+  }
+  if (auto cycle = partition_cycle(plan, graph))
+    throw UserError(file, "partitions", "the partitions form a cycle (" + *cycle +
+                                            "): no order runs them; every partition must only read what earlier ones made");
+  if (j.contains("boundaries")) {
+    const auto& bs = j["boundaries"];
+    if (!bs.is_array()) throw UserError(file, "boundaries", "expected a list");
+    for (size_t i = 0; i < bs.size(); ++i) {
+      std::string place = "boundaries[" + std::to_string(i) + "]";
+      Boundary b;
+      std::string value = read_string(bs[i], "value", file, place);
+      b.value = graph.find_value(value);
+      if (b.value == kNoValue) throw UserError(file, place + ".value", "no value named '" + value + "' in the model");
+      b.from = read_string(bs[i], "from", file, place);
+      b.to = read_string(bs[i], "to", file, place);
+      const auto& bytes = field(bs[i], "bytes", file, place);
+      if (!bytes.is_number_integer() || bytes.get<int64_t>() < 0)
+        throw UserError(file, place + ".bytes", "expected a non-negative integer");
+      b.bytes = bytes.get<int64_t>();
+      b.cost = read_cost(field(bs[i], "cost", file, place), file, place + ".cost");
+      plan.boundaries.push_back(std::move(b));
+    }
+  }
+  if (j.contains("verified")) {
+    const auto& v = j["verified"];
+    if (!v.is_object()) throw UserError(file, "verified", "expected an object");
+    plan.verified_choice = read_string(v, "chosen", file, "verified");
+    const auto& lat = field(v, "latency_ms", file, "verified");
+    if (!lat.is_object()) throw UserError(file, "verified.latency_ms", "expected an object");
+    for (const auto& [label, ms] : lat.items()) {
+      if (!ms.is_number() || ms.get<double>() < 0)
+        throw UserError(file, "verified.latency_ms." + label, "expected a non-negative number");
+      plan.verified_ms.emplace_back(label, ms.get<double>());
+    }
+  }
+  if (j.contains("stats") && j["stats"].is_object()) {
+    const auto& s = j["stats"];
+    auto num = [&](const char* k, auto& out) {
+      using T = std::decay_t<decltype(out)>;
+      // Integer counts only from integers: get<int64_t> of 1e300 would be undefined behaviour.
+      if (s.contains(k) && (std::is_integral_v<T> ? s[k].is_number_integer() : s[k].is_number())) out = s[k].get<T>();
+    };
+    num("candidates", plan.stats.candidates);
+    num("states", plan.stats.states);
+    num("states_pushed", plan.stats.states_pushed);
+    num("states_popped", plan.stats.states_popped);
+    num("costed", plan.stats.costed);
+    num("wholes", plan.stats.wholes);
+    num("search_ms", plan.stats.search_ms);
+    num("enumerate_ms", plan.stats.enumerate_ms);
+    num("estimate_ms", plan.stats.estimate_ms);
+    num("coalesce_ms", plan.stats.coalesce_ms);
+  }
+  if (j.contains("accuracy")) {
+    const auto& a = j["accuracy"];
+    auto number = [&](const char* k) {
+      const auto& v = field(a, k, file, "accuracy");
+      if (!v.is_number() || !(v.get<double>() >= 0)) throw UserError(file, std::string("accuracy.") + k, "expected a non-negative number");
+      return v.get<double>();
+    };
+    PlanAccuracy acc;
+    acc.max_rel_error = number("max_rel_error");
+    acc.calibration = read_string(a, "calibration", file, "accuracy");
+    acc.verified_error = number("verified_error");
+    acc.proxy_error = number("proxy_error");
+    acc.rounds = static_cast<int64_t>(number("rounds"));
+    plan.accuracy = acc;
+  }
+  if (j.contains("optimality")) {
+    const auto& b = j["optimality"];
+    auto number = [&](const char* k) {
+      const auto& v = field(b, k, file, "optimality");
+      if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e300)
+        throw UserError(file, std::string("optimality.") + k, "expected a non-negative number");
+      return v.get<double>();
+    };
+    PlanOptimality opt;
+    opt.fallback = read_string(b, "fallback", file, "optimality");
+    opt.lower_bound = Cost::value(number("lower_bound"));
+    opt.gap = Cost::value(number("gap"));
+    opt.memory_budget = size_t(std::min(number("memory_budget_mb"), 1e12)) << 20;
+    plan.optimality = opt;
+  }
+  return plan;
+}
+
+Plan read_plan_file(const std::string& path, const Graph& graph) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path, "", "cannot read plan file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(path, "byte " + std::to_string(e.byte), "not valid JSON");
+  } catch (const nlohmann::json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) is the other way parsing fails.
+    throw UserError(path, "", "not valid JSON: " + json_error_text(e.what()));
+  }
+  return plan_from_json(j, path, graph);
+}
+
+void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
+  std::string text = plan_to_json_text(plan, graph, options);
+  std::filesystem::path out(path);
+  std::filesystem::path tmp = out;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw UserError(path, "", "cannot write plan file");
+    f << text;
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw UserError(path, "", "cannot write plan file");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UserError(path, "", "cannot write plan file: " + ec.message());
+  }
+}
+
+}  // namespace tessera
