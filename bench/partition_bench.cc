@@ -1,4 +1,4 @@
-// Candidate enumeration speed: the hot spot of a Collage-style search (issue 3).
+// Candidate enumeration speed: the hot spot of a Collage-style search.
 //
 // A synthetic BERT-style encoder built in C++, 50 nodes per layer (Q/K/V MatMul+Add+Reshape+
 // Transpose, scores MatMul/Div/Add/Softmax, context MatMul/Transpose/Reshape, output projection +

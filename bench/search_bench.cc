@@ -1,4 +1,4 @@
-// Search speed against graph size (issue 4): the whole partition pipeline (index, candidates of
+// Search speed against graph size: the whole partition pipeline (index, candidates of
 // three backends, extraction + hashing, roofline costs, collage search, coalescing) and the
 // collage search alone, on synthetic BERT-style encoders of 50 nodes per layer (2..100 layers =
 // 100..5,000 nodes), plus the real 24-layer export data/models/bert_encoder_24.onnx.

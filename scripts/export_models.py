@@ -93,7 +93,7 @@ class BertEncoder(nn.Module):
         return x
 
 
-def torchvision_model(name):
+def torchvision_model(name, size=224):
     def build():
         model = getattr(torchvision.models, name)(weights=None)
         # torchvision initializes convolutions with kaiming fan_out, and PyTorch counts a depthwise
@@ -103,7 +103,51 @@ def torchvision_model(name):
         for m in model.modules():
             if isinstance(m, nn.Conv2d) and m.groups > 1:
                 nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
-        return model, (1, 3, 224, 224)
+        return model, (1, 3, size, size)
+    return build
+
+
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict; the export wants the one tensor.
+
+    Their heads upsample to `x.shape[-2:]`, which the tracer records as Shape/Slice/Concat chains
+    feeding Resize. With a static input those sizes are constants: an eager run records them, and
+    the traced run's interpolate calls take them as plain ints, in the same order.
+    """
+
+    def __init__(self, model, input_shape):
+        super().__init__()
+        self.model = model
+        self.sizes = []
+        with torch.no_grad():
+            self._run(torch.zeros(*input_shape), record=True)
+
+    def _run(self, x, record):
+        interpolate = nn.functional.interpolate
+        calls = iter(self.sizes)
+
+        def static_interpolate(t, size=None, **kwargs):
+            if size is not None:
+                if record:
+                    self.sizes.append([int(s) for s in size])
+                size = self.sizes[-1] if record else next(calls)
+            return interpolate(t, size=size, **kwargs)
+
+        nn.functional.interpolate = static_interpolate
+        try:
+            return self.model(x)["out"]
+        finally:
+            nn.functional.interpolate = interpolate
+
+    def forward(self, x):
+        return self._run(x, record=False)
+
+
+def lraspp_mobilenet_v3_large(size=224):
+    def build():
+        model = torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
+        model.eval()
+        return SegmentationOut(model, (1, 3, size, size)), (1, 3, size, size)
     return build
 
 
@@ -117,7 +161,7 @@ MODELS = collections.OrderedDict([
 
 # Models for benchmarks beyond the bundled ones (scripts/bench_vs_ort.sh), exported only when
 # named with --only: torch's own TransformerEncoder (what users export, unlike the op-by-op BERT
-# above) and torchvision architectures no issue names, to check that speed-ups are general.
+# above) and torchvision architectures outside the zoo, to check that speed-ups are general.
 def transformer_encoder():
     # A ReLU torch does not recognise keeps eval mode off the fused fast path, which has no ONNX export.
     layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, batch_first=True,
@@ -136,6 +180,15 @@ ZOO = collections.OrderedDict([
     ("mobilenet_v3_small", torchvision_model("mobilenet_v3_small")),
     ("efficientnet_b1", torchvision_model("efficientnet_b1")),
     ("efficientnet_v2_s", torchvision_model("efficientnet_v2_s")),
+    # Architectures for scripts/profile_vs_ort.py's per-family profile: grouped 3x3 convs
+    # (ResNeXt, 32 groups), 7x7 depthwise + LayerNorm (ConvNeXt), NAS blocks with 5x5 depthwise
+    # (MNASNet), SE + HardSwish (MobileNetV3), a segmentation head with Resize (LRASPP). Input
+    # sizes below 224 where the model is large, so that tuning over six backends stays short.
+    ("resnext50_32x4d", torchvision_model("resnext50_32x4d", 128)),
+    ("convnext_tiny", torchvision_model("convnext_tiny", 128)),
+    ("mnasnet1_0", torchvision_model("mnasnet1_0")),
+    ("mobilenet_v3_large", torchvision_model("mobilenet_v3_large")),
+    ("lraspp_mobilenet_v3_large", lraspp_mobilenet_v3_large()),
 ])
 
 
@@ -174,6 +227,51 @@ def fold_trivial_nodes(graph):
     graph.value_info.extend(live)
 
 
+def fold_static_shapes(model):
+    """Folds Shape -> Slice/Gather -> Concat chains on static shapes into initializers.
+
+    torch exports `interpolate(x, size=...)` as a Resize whose sizes input concatenates the input's
+    batch and channel dimensions, read at run time by Shape, with the spatial size. With static
+    shapes that input is a constant, and only a constant one lets shape inference give the Resize's
+    output a static shape.
+    """
+    from onnx import numpy_helper
+    graph = model.graph
+    while True:
+        inferred = onnx.shape_inference.infer_shapes(model).graph
+        shapes = {}
+        for vi in list(inferred.value_info) + list(inferred.input) + list(inferred.output):
+            dims = vi.type.tensor_type.shape.dim
+            if all(d.HasField("dim_value") for d in dims):
+                shapes[vi.name] = [d.dim_value for d in dims]
+        consts = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+
+        def value(node):
+            ins = [consts.get(i) for i in node.input]
+            if node.op_type == "Shape" and node.input[0] in shapes:
+                return np.array(shapes[node.input[0]], dtype=np.int64)
+            if any(x is None for x in ins):
+                return None
+            if node.op_type == "Slice" and ins[0].ndim == 1:
+                steps = ins[4][0] if len(ins) > 4 else 1
+                return ins[0][int(ins[1][0]):int(ins[2][0]):int(steps)]
+            if node.op_type == "Concat":
+                return np.concatenate(ins)
+            if node.op_type == "Gather" and ins[0].ndim == 1:
+                return np.take(ins[0], ins[1])
+            return None
+
+        folded = False
+        for node in list(graph.node):
+            v = value(node)
+            if v is not None:
+                graph.initializer.append(numpy_helper.from_array(v, node.output[0]))
+                graph.node.remove(node)
+                folded = True
+        if not folded:
+            return
+
+
 def export(name, out_dir):
     torch.manual_seed(0)  # per model, so each model's weights do not depend on which others ran
     model, input_shape = {**MODELS, **ZOO}[name]()
@@ -188,6 +286,7 @@ def export(name, out_dir):
         proto.ir_version = MAX_IR_VERSION
     proto.graph.name = name
     fold_trivial_nodes(proto.graph)
+    fold_static_shapes(proto)
 
     onnx_path = os.path.join(out_dir, name + ".onnx")
     weights_name = name + ".weights"

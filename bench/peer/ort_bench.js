@@ -3,12 +3,18 @@
 // (onnxruntime-node; install it with scripts/fetch_onnxruntime.sh).
 //
 //   node bench/peer/ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N]
-//                                [--input-shape name=1x3x224x224]... [--seed S]
+//                                [--input-shape name=1x3x224x224]... [--seed S] [--profile OUT.json]
 //
 // THREADS sets intraOpNumThreads (default 1; inter-op threads are 1, execution sequential).
 // Inputs are seeded uniform random values in [-1, 1) (integers in [0, 8)) with the model's input
 // shapes; symbolic dimensions take --input-shape, else 1. Prints one JSON line:
 //   {"model": ..., "median_ms": ..., "runs": ..., ...}
+// --profile OUT.json: ORT's own per-node profile (SessionOptions.enableProfiling) over the timed runs,
+// reduced to one row per executed node: {"nodes": [{"name", "op", "provider", "input_shapes",
+// "output_shapes", "median_ms"}], "run_median_ms"}. The nodes are ORT's after its graph
+// optimizations (FusedConv, NCHWc Conv and the ReorderInput/ReorderOutput it inserts), which is
+// what ORT runs; scripts/profile_vs_ort.py maps them to op families. Profiling costs a few
+// microseconds per node, so the headline median_ms is timed without it, in a session of its own.
 'use strict';
 
 const path = require('path');
@@ -16,12 +22,12 @@ const path = require('path');
 function usage(msg) {
   if (msg) process.stderr.write(`ort_bench: ${msg}\n`);
   process.stderr.write('usage: node ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N] ' +
-                       '[--input-shape name=AxBxC]... [--seed S]\n');
+                       '[--input-shape name=AxBxC]... [--seed S] [--profile OUT.json]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = {model: null, threads: 1, runs: 50, warmup: 5, seed: 0, shapes: {}};
+  const opts = {model: null, threads: 1, runs: 50, warmup: 5, seed: 0, shapes: {}, profile: null};
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -35,6 +41,7 @@ function parseArgs(argv) {
     else if (a === '--warmup') opts.warmup = int(next(), '--warmup');
     else if (a === '--threads') opts.threads = int(next(), '--threads');
     else if (a === '--seed') opts.seed = int(next(), '--seed');
+    else if (a === '--profile') opts.profile = next();
     else if (a === '--input-shape') {
       const m = /^([^=]+)=(\d+(?:x\d+)*)$/.exec(next());
       if (!m) usage('--input-shape wants name=AxBxC');
@@ -102,13 +109,14 @@ async function main() {
     process.stderr.write('ort_bench: onnxruntime-node not installed; run scripts/fetch_onnxruntime.sh\n');
     process.exit(1);
   }
-  const session = await ort.InferenceSession.create(path.resolve(opts.model), {
+  const sessionOptions = {
     executionProviders: ['cpu'],
     intraOpNumThreads: opts.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-  });
+  };
+  const session = await ort.InferenceSession.create(path.resolve(opts.model), sessionOptions);
 
   const next = rng(opts.seed);
   const feeds = {};
@@ -146,6 +154,45 @@ async function main() {
     ort_version: ort.env.versions.node,
   }));
   await session.release();
+  if (opts.profile) await writeProfile(ort, opts, sessionOptions, feeds);
+}
+
+// Runs the model warmup + runs times with ORT's profiler on and writes the per-node medians of the
+// timed runs. The profiler's trace has one "model_run" event per run and one "<node>_kernel_time"
+// event per executed node; nodes are attributed to the run whose interval holds them.
+async function writeProfile(ort, opts, sessionOptions, feeds) {
+  const fs = require('fs');
+  const os = require('os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_profile_'));
+  const prefix = path.join(dir, 'trace');
+  const session = await ort.InferenceSession.create(path.resolve(opts.model),
+                                                    {...sessionOptions, enableProfiling: true, profileFilePrefix: prefix});
+  for (let i = 0; i < opts.warmup + opts.runs; i++) await session.run(feeds);
+  session.endProfiling();
+  await session.release();
+  const file = fs.readdirSync(dir).filter((f) => f.startsWith('trace')).map((f) => path.join(dir, f))[0];
+  if (!file) throw new Error('onnxruntime wrote no profile');
+  const events = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.rmSync(dir, {recursive: true, force: true});
+  const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').slice(-opts.runs);
+  const nodes = new Map();   // name -> {row, samples per run}
+  runs.forEach((run, r) => {
+    for (const e of events) {
+      if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < run.ts || e.ts > run.ts + run.dur) continue;
+      const name = e.name.slice(0, -'_kernel_time'.length);
+      if (!nodes.has(name)) {
+        nodes.set(name, {row: {name, op: e.args.op_name, provider: e.args.provider,
+                               input_shapes: (e.args.input_type_shape || []).map((t) => Object.values(t)[0]),
+                               output_shapes: (e.args.output_type_shape || []).map((t) => Object.values(t)[0])},
+                         sums: new Array(runs.length).fill(0)});
+      }
+      nodes.get(name).sums[r] += e.dur / 1000;
+    }
+  });
+  const out = {model: opts.model, threads: opts.threads, runs: runs.length,
+               run_median_ms: median(runs.map((e) => e.dur / 1000)),
+               nodes: [...nodes.values()].map(({row, sums}) => ({...row, median_ms: median(sums)}))};
+  fs.writeFileSync(opts.profile, JSON.stringify(out, null, 1) + '\n');
 }
 
 main().catch((e) => {

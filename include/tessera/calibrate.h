@@ -8,7 +8,7 @@
 //   call_overhead_us  median of many 1x1x1 sgemm calls: the fixed price of one library call
 //
 // The result becomes a DeviceProfile for device "cpu" named "host", with per-backend efficiency
-// starting points (documented in docs/formats.md) that a measured run can refit (issue 6).
+// starting points (documented in docs/formats.md) that a measured run can refit.
 // Scale: about 2-5 seconds on a 2-core machine.
 #pragma once
 

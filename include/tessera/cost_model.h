@@ -10,7 +10,7 @@
 //     -> model.estimate(req) = Cost::value(1.2e-4)
 //
 // Implementations: "mock" (mock_cost_model.h, the tessera.mock_costs file), "roofline"
-// (roofline_cost_model.h, device profiles), "measure" (issue 6; built outside tessera_cost and
+// (roofline_cost_model.h, device profiles), "measure" (built outside tessera_cost and
 // handed to make_cost_model through CostModelOptions, so tessera_cost does not depend on the
 // backends).
 //

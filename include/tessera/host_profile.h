@@ -19,7 +19,7 @@
 // Why the thread count is part of the key: `run`, `tune` and `bench` execute with --threads T
 // (default 1), and a profile measured on every core predicts a single-threaded run several times
 // too fast. Why calibrate rather than ship numbers: data/devices/host.json describes the machine
-// it was made on; on another CPU it was off by 6.7x (issue 19).
+// it was made on; on another CPU it was off by 6.7x.
 //
 // Test hook: $TESSERA_ROOFLINE_PROFILE, when set, is the profile plain `--cost roofline` uses (a
 // path or a name), with no lookup, no calibration and no warning; ctest sets it to

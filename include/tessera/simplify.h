@@ -19,6 +19,9 @@
 //   bias folding      Add(conv, c) with a constant c that varies along the channel axis only (how
 //                     some exporters write a convolution's bias): c joins the convolution's bias,
 //                     which lets a BatchNormalization after the Add fold too.
+//   spatial mean      ReduceMean over every spatial axis of an [N, C, ...] f32 value becomes a
+//                     GlobalAveragePool (keeping its name), plus a Flatten when keepdims=0: the
+//                     backends that run pooling inside their functions take it.
 //
 // Graph outputs keep their names: a removed node whose output is a graph output hands that name to
 // the value it forwarded, unless that value is itself a graph input, constant or output, in which
@@ -36,7 +39,8 @@ namespace tessera {
 struct SimplifyReport {
   std::vector<std::string> removed;        // names of no-op nodes removed
   std::vector<std::string> folded;         // BatchNormalization and bias Add nodes folded into a convolution
-  bool changed() const { return !removed.empty() || !folded.empty(); }
+  std::vector<std::string> rewritten;      // ReduceMean nodes made GlobalAveragePool
+  bool changed() const { return !removed.empty() || !folded.empty() || !rewritten.empty(); }
   std::string summary() const;             // "32 no-op nodes removed, 3 nodes folded into convolutions"
 };
 

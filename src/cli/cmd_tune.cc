@@ -47,6 +47,7 @@
 #include "backends/compilers/backend_compiler.h"
 #include "cli/model_options.h"
 #include "cli/steering_options.h"
+#include "search/candidate_layouts.h"
 #include "search/partitioner.h"
 #include "search/why_not.h"
 #include "tessera/backend_spec.h"
@@ -126,9 +127,11 @@ void add_candidate_requests(const Graph& graph, const std::vector<BackendSpec>& 
   });
   std::map<std::string, const BackendSpec*> spec;
   for (const BackendSpec& b : backends) spec[b.name] = &b;
+  const CandidateLayouts boundary(graph);   // as price_candidates prices them
   for (size_t i = 0; i < candidates.size(); ++i) {
     const BackendSpec& b = *spec.at(candidates[i].backend);
     requests.emplace_back(functions[i], hashes[i], b.name, b.device, candidates[i].sub_graph.label());
+    boundary.apply(requests.back(), candidates[i].sub_graph, b.boundary_layout);
   }
 }
 

@@ -1,5 +1,5 @@
 // Roofline refit: the efficiency factors and call overhead of a device profile, fitted to measured
-// costs (`tessera refit`, issue 6).
+// costs (`tessera refit`).
 //
 // Terms. A RefitSample is one measured candidate function on one backend: its roofline work (per
 // node FLOPs and boundary bytes, roofline_cost_model.h) and its measured median seconds. Per

@@ -1,4 +1,4 @@
-// Distributed tuning over MPI: the measurement phase of `tessera tune --mpi` (issue 14).
+// Distributed tuning over MPI: the measurement phase of `tessera tune --mpi`.
 //
 //   mpirun -n K tessera tune A.onnx B.onnx --backends ... --cache DB --plan-dir plans/ --mpi
 //

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "tessera/attribute.h"
@@ -41,7 +42,8 @@ class Simplifier {
       progress = false;
       for (NodeId n = 0; n < g_.num_nodes(); ++n) {
         if (dead_[n]) continue;
-        if (remove_no_op(n) || cancel_transpose_pair(n) || fold_bias_add(n) || fold_batch_norm(n)) progress = true;
+        if (remove_no_op(n) || cancel_transpose_pair(n) || fold_bias_add(n) || fold_batch_norm(n) || spatial_mean(n))
+          progress = true;
       }
     }
     if (report_.changed()) compact();
@@ -54,6 +56,7 @@ class Simplifier {
   std::vector<char> dead_;
   std::set<std::string> names_;
   SimplifyReport report_;
+  std::map<NodeId, Node> after_;   // nodes added, each emitted right after the node keyed (compact)
 
   bool live_intermediate(ValueId v) const {
     return v != kNoValue && g_.value(v).kind == ValueKind::Intermediate && !g_.is_output(v);
@@ -116,6 +119,52 @@ class Simplifier {
     if (!is_no_op(n) || !forward(n.outputs[0], n.inputs[0])) return false;
     report_.removed.push_back(n.name);
     kill(id);
+    return true;
+  }
+
+  // ReduceMean over every spatial axis of an [N, C, ...] f32 value (axes {2, ..., r-1}, as an
+  // attribute or, from opset 18, a constant input) is a GlobalAveragePool, which oneDNN, XNNPACK
+  // and Halide run inside their functions; as a ReduceMean only ref, eigen and halide took it, and
+  // torch's `x.mean([2, 3])` (MNASNet's and ShuffleNet's heads) ran on ref behind a layout
+  // conversion. keepdims=0 adds a Flatten of the pooled [N, C, 1, 1], named after the node.
+  bool spatial_mean(NodeId id) {
+    Node& n = g_.nodes[id];
+    if (!is(n, "ReduceMean") || n.inputs.empty() || n.inputs[0] == kNoValue || n.outputs.size() != 1) return false;
+    const TensorType& xt = g_.value(n.inputs[0]).type;
+    const size_t rank = xt.rank();
+    if (xt.dtype != DType::f32 || rank < 3) return false;
+    std::optional<std::vector<int64_t>> axes;
+    if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) axes = detail::constant_ints(g_, n.inputs[1]);
+    else if (n.attrs.count("axes")) axes = attr_ints(n.attrs, "axes");
+    if (!axes || attr_int(n.attrs, "noop_with_empty_axes", 0) != 0) return false;
+    std::vector<int64_t> want;
+    for (int64_t& a : *axes) a = a < 0 ? a + static_cast<int64_t>(rank) : a;
+    std::sort(axes->begin(), axes->end());
+    for (size_t a = 2; a < rank; ++a) want.push_back(static_cast<int64_t>(a));
+    if (*axes != want) return false;
+    const bool keepdims = attr_int(n.attrs, "keepdims", 1) != 0;
+    const ValueId x = n.inputs[0], y = n.outputs[0];
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] != kNoValue) std::erase(cons_[n.inputs[i]], id);
+    n.op = "GlobalAveragePool";
+    n.attrs.clear();
+    n.inputs = {x};
+    report_.rewritten.push_back(n.name);
+    if (keepdims) return true;
+    Shape pooled(xt.shape.begin(), xt.shape.begin() + 2);
+    pooled.resize(rank, 1);
+    std::string name = g_.value(y).name + "_pooled";
+    for (int k = 2; names_.count(name); ++k) name = g_.value(y).name + "_pooled_" + std::to_string(k);
+    names_.insert(name);
+    const ValueId p = g_.add_value(Value{.name = name, .type = TensorType{DType::f32, pooled}, .kind = ValueKind::Intermediate});
+    cons_.emplace_back();
+    g_.nodes[id].outputs = {p};
+    g_.value(p).producer = id;
+    std::string flat = g_.nodes[id].name + "/flatten";
+    while (names_.count(flat)) flat += "_";
+    names_.insert(flat);
+    after_[id] = Node{.name = flat, .op = "Flatten", .domain = "", .attrs = {{"axis", int64_t(1)}}, .inputs = {p}, .outputs = {y}};
+    cons_[p].push_back(id);   // a live reader (the Flatten), so no pass takes p for dead
     return true;
   }
 
@@ -286,6 +335,8 @@ class Simplifier {
         for (ValueId v : g_.node(n).inputs)
           if (v != kNoValue) used[v] = 1;
         for (ValueId v : g_.node(n).outputs) used[v] = 1;
+        if (auto a = after_.find(n); a != after_.end())
+          for (ValueId v : a->second.outputs) used[v] = 1;
       }
     Graph out;
     out.name = g_.name;
@@ -312,6 +363,12 @@ class Simplifier {
         remap(node.inputs);
         remap(node.outputs);
         out.add_node(std::move(node));
+        if (auto a = after_.find(n); a != after_.end()) {
+          Node added = std::move(a->second);
+          remap(added.inputs);
+          remap(added.outputs);
+          out.add_node(std::move(added));
+        }
       }
     g_ = std::move(out);
   }
@@ -327,6 +384,7 @@ std::string SimplifyReport::summary() const {
   };
   add(removed.size(), "no-op node removed", "no-op nodes removed");
   add(folded.size(), "node folded into a convolution", "nodes folded into convolutions");
+  add(rewritten.size(), "spatial ReduceMean made a GlobalAveragePool", "spatial ReduceMeans made GlobalAveragePools");
   return s.empty() ? "nothing to simplify" : s;
 }
 

@@ -12,6 +12,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "search/bounded_search.h"
+#include "search/candidate_layouts.h"
 #include "search/coalesce.h"
 #include "search/collage_search.h"
 #include "search/crossing_accounting.h"
@@ -80,6 +81,7 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
   std::vector<size_t> request_of(candidates.size());
   std::map<std::pair<uint64_t, const BackendSpec*>, std::vector<size_t>> by_key;   // -> requests
   std::vector<Kept> block(std::min(kBlock, candidates.size()));
+  const CandidateLayouts boundary(graph);
   PricedCandidates out;
   out.devices.reserve(candidates.size());
   for (size_t start = 0; start < candidates.size(); start += kBlock) {
@@ -93,16 +95,20 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
       const Candidate& c = candidates[start + i];
       const BackendSpec* spec = find_spec(backends, c.backend);
       out.devices.push_back(spec->device);
-      std::vector<size_t>& same = by_key[{block[i].hash, spec}];
+      // Priced with the layouts it runs with at the graph's inputs and outputs (candidate_layouts.h).
+      std::optional<BoundaryLayouts> layouts = boundary.of(c.sub_graph, block[i].function, spec->boundary_layout);
+      const uint64_t key = block[i].hash ^ (layouts ? layouts_tag(*layouts) : 0);
+      std::vector<size_t>& same = by_key[{key, spec}];
       size_t found = requests.size();
       for (size_t r : same)
-        if (kept[r].form == block[i].form) {    // == structurally_equal
+        if (kept[r].form == block[i].form && requests[r].layouts == layouts) {    // == structurally_equal
           found = r;
           break;
         }
       if (found == requests.size()) {
         kept.push_back(std::move(block[i]));
-        requests.emplace_back(kept.back().function, kept.back().hash, spec->name, spec->device, c.sub_graph.label());
+        requests.emplace_back(kept.back().function, key, spec->name, spec->device, c.sub_graph.label());
+        requests.back().layouts = std::move(layouts);
         same.push_back(found);
       }
       request_of[start + i] = found;

@@ -1,4 +1,4 @@
-// Plan validity: the four properties every plan tessera writes must have (issue 4), checked
+// Plan validity: the four properties every plan tessera writes must have, checked
 // independently of how the plan was found, for tests and for consumers of plan files.
 //
 //   covering   every node in exactly one partition; each partition the union of its candidates

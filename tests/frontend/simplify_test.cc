@@ -162,3 +162,25 @@ TEST_CASE("simplify: BatchNormalization folds only into a convolution nothing el
   // The BatchNormalization's constants are gone with it.
   CHECK(alone.find_value("s") == kNoValue);
 }
+
+TEST_CASE("simplify: a ReduceMean over every spatial axis is a GlobalAveragePool, plus a Flatten without keepdims",
+          "[frontend]") {
+  Graph g = graph_of("[1,8,5,4]", R"([
+      {"name": "m", "op": "ReduceMean", "inputs": ["x"], "outputs": ["y"], "attrs": {"axes": [3, -2], "keepdims": 0}},
+      {"name": "k", "op": "ReduceMean", "inputs": ["x"], "outputs": ["z"], "attrs": {"axes": [2, 3]}},
+      {"name": "c", "op": "ReduceMean", "inputs": ["x"], "outputs": ["w"], "attrs": {"axes": [1, 2, 3]}}])",
+                     R"(["y", "z", "w"])");
+  SimplifyReport r = simplify_graph(g);
+  CHECK(r.rewritten == std::vector<std::string>{"m", "k"});
+  CHECK(ops(g) == std::vector<std::string>{"GlobalAveragePool", "Flatten", "GlobalAveragePool", "ReduceMean"});
+  CHECK(g.nodes[0].name == "m");
+  CHECK(g.nodes[1].name == "m/flatten");
+  CHECK(g.value(g.nodes[0].outputs[0]).type.shape == Shape{1, 8, 1, 1});
+  CHECK(g.nodes[1].inputs[0] == g.nodes[0].outputs[0]);
+  CHECK(g.value(g.nodes[1].outputs[0]).name == "y");
+  CHECK(g.value(g.nodes[1].outputs[0]).type.shape == Shape{1, 8});
+  CHECK(g.value(g.outputs[0]).name == "y");
+  CHECK(g.value(g.nodes[2].outputs[0]).name == "z");
+  CHECK(g.nodes[2].attrs.empty());
+  CHECK(r.summary() == "2 spatial ReduceMeans made GlobalAveragePools");
+}

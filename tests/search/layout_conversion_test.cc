@@ -19,8 +19,9 @@ using namespace tessera::testing;
 
 namespace {
 
-// Mock costs for candidates; a conversion (a request with explicit layouts) costs per_element
-// times the value's size. Prices layouts, as the measured and roofline models do.
+// Mock costs for candidates; a conversion (a Transpose with explicit layouts; candidates at the
+// graph's inputs and outputs carry layouts too, candidate_layouts.h) costs per_element times the
+// value's size. Prices layouts, as the measured and roofline models do.
 class LayoutPricedMock final : public CostModel {
  public:
   LayoutPricedMock(MockCosts costs, double per_element) : mock_(std::move(costs)), per_element_(per_element) {}
@@ -31,7 +32,7 @@ class LayoutPricedMock final : public CostModel {
 
  protected:
   Cost estimate_impl(const CostRequest& r) const override {
-    if (!r.layouts) return mock_.estimate(r);
+    if (!r.layouts || r.function->nodes.size() != 1 || r.function->nodes[0].op != "Transpose") return mock_.estimate(r);
     ++conversions;
     return Cost::value(per_element_ * double(r.function->value(r.function->inputs[0]).type.numel()));
   }

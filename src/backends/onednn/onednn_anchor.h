@@ -300,8 +300,14 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   }
   std::unordered_map<int, memory> args = wire(*pd);
   for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
-  memory dst = dst_mem(out, pd->dst_desc());
-  if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
+  memory dst;
+  if (sum_source != kNoValue && residual_in_place(n, sum_source, out, pd->dst_desc())) {
+    dst = value_mem(sum_source);   // the kernel accumulates into the residual's own buffer
+    mem_[static_cast<size_t>(out)] = dst;
+  } else {
+    dst = dst_mem(out, pd->dst_desc());
+    if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
+  }
   args[DNNL_ARG_DST] = dst;
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
   if (pass) {

@@ -17,6 +17,11 @@
 //   channels (fewer fill half a block: PaddleOCR cls's 8-channel 1x1 ran 0.008 ms in nhwc, 0.012
 //   in blocks). MobileNet's stem then runs one jit conv instead of brgconv in nhwc and a reorder.
 //
+// - Blocks of 8 are not kept on such a CPU (onednn_ops.cc): oneDNN's kernels for them are its
+//   AVX2 ones. A grouped conv (1 < groups < channels) picks the blocks of its group width under
+//   format any; between nhwc convs it reads and writes nhwc instead (grouped_nhwc), where its
+//   jit kernel runs about as fast and no reorder goes in front or behind (ResNeXt).
+//
 // Both walks are bounded (256 and 16 values); a walk that runs out says no, which only costs
 // the reorder the policy would have saved.
 #include "backends/onednn/onednn_anchor.h"
@@ -54,6 +59,14 @@ bool OnednnProgram::blocks_would_last(size_t n) const {
     }
   }
   return true;
+}
+
+bool OnednnProgram::grouped_nhwc(size_t n) const {
+  const Node& node = fn_.nodes[n];
+  if (node.op != "Conv") return false;
+  const Shape &xs = fn_.value(node.inputs[0]).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+  const int64_t g = attr_int(node.attrs, "group", 1);
+  return xs.size() == 4 && ys.size() == 4 && g > 1 && !(g == xs[1] && g == ys[1]);
 }
 
 bool OnednnProgram::starts_blocks(size_t n) const { return is_depthwise(fn_, fn_.nodes[n]) && blocks_would_last(n); }

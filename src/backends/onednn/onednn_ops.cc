@@ -85,32 +85,46 @@ void OnednnProgram::build_conv(size_t n, bool transposed) {
     // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
     // (docs/backends.md), and a chain of convs then crosses no layout.
     std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
+    // Only the CPU's own block size is kept. Blocks of 8 on an AVX-512 CPU come from a conv that
+    // chose them under format any (a grouped conv with 8 channels per group); kept, they pull the
+    // convs after it onto oneDNN's AVX2 kernels (resnext50_32x4d's 1x1 convs at 16x16: jit_1x1:avx2
+    // 0.59 ms in blocks of 8, brgconv_1x1:avx512_core 0.31 ms in nhwc, behind a 0.05 ms reorder).
+    if (blocks && avx512_blocks() && *blocks != tag::aBcd16b) blocks.reset();
     // Where blocks start (onednn_blocks.cc): at a depthwise conv whose blocks would last, and in
     // the conv in front of it, which writes them from a source in format any. Single-oneDNN plans,
     // 1 thread, Zen 4 (docs/backends.md): mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0
     // 14.1-15.2 -> 13.4-13.6 ms; networks without depthwise convs are unchanged.
     if (!blocks && ct == f32 && avx512_blocks() && starts_blocks(n)) blocks = tag::aBcd16b;
     const bool writes_blocks = !blocks && ct == f32 && avx512_blocks() && feeds_block_start(n);
+    // A grouped conv (not depthwise) between nhwc convs reads and writes nhwc itself. Under format
+    // any oneDNN picks the blocks of its group width (4 or 8 channels) and the conv pays a reorder
+    // in front and behind: ResNeXt's 32-group 3x3s, 0.04-0.11 ms each way at 128x32x32, for a
+    // kernel that runs about as fast in nhwc (0.096 against 0.099 ms; 52 against 42 us at the
+    // strided 256-channel one). See grouped_nhwc in onednn_blocks.cc.
+    const bool nhwc = !blocks && ct == f32 && grouped_nhwc(n) && value_mem(x).get_desc() == memory::desc(xd, f32, tag::nhwc);
     finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
-      auto make = [&](algorithm alg, bool keep_blocks) {
-        const memory::desc src = keep_blocks && blocks ? memory::desc(xd, f32, *blocks) : any_md(xd, ct);
-        const memory::desc dst = keep_blocks ? memory::desc(yd, f32, blocks.value_or(tag::aBcd16b)) : any_md(yd);
+      auto make = [&](algorithm alg, std::optional<tag> src_tag, std::optional<tag> dst_tag) {
+        const memory::desc src = src_tag ? memory::desc(xd, f32, *src_tag) : any_md(xd, ct);
+        const memory::desc dst = dst_tag ? memory::desc(yd, f32, *dst_tag) : any_md(yd);
         auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), bias_md, dst, st, dl, pl, pr)
                           : dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), dst, st, dl, pl, pr);
         return dnnl::convolution_forward::primitive_desc(d, a, engine_);
       };
-      // Winograd before direct, kept blocks before format any; direct with any last.
-      std::vector<std::pair<algorithm, bool>> tries;
-      if (winograd && blocks) tries.emplace_back(algorithm::convolution_winograd, true);
-      if (winograd) tries.emplace_back(algorithm::convolution_winograd, false);
-      if (blocks || writes_blocks) tries.emplace_back(algorithm::convolution_direct, true);
-      for (const auto& [alg, keep] : tries) try {
-          auto pd = make(alg, keep);
-          // Blocks only with a real kernel (oneDNN capped below AVX-512 would run ref:any).
-          if (!keep || std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
+      // Winograd before direct, kept blocks (or nhwc) before format any; direct with any last.
+      struct Try { algorithm alg; std::optional<tag> src, dst; };
+      std::vector<Try> tries;
+      if (winograd && blocks) tries.push_back({algorithm::convolution_winograd, blocks, blocks});
+      if (winograd) tries.push_back({algorithm::convolution_winograd, std::nullopt, std::nullopt});
+      if (blocks) tries.push_back({algorithm::convolution_direct, blocks, blocks});
+      else if (writes_blocks) tries.push_back({algorithm::convolution_direct, std::nullopt, tag::aBcd16b});
+      if (nhwc) tries.push_back({algorithm::convolution_direct, tag::nhwc, tag::nhwc});
+      for (const Try& t : tries) try {
+          auto pd = make(t.alg, t.src, t.dst);
+          // A fixed layout only with a real kernel (oneDNN capped below AVX-512 would run ref:any).
+          if ((!t.src && !t.dst) || std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
         } catch (const dnnl::error&) {   // no such kernel for this ISA, shape, layout or post-op
         }
-      return make(algorithm::convolution_direct, false);
+      return make(algorithm::convolution_direct, std::nullopt, std::nullopt);
     }, [&](const auto& pd) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
                                            {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};

@@ -143,6 +143,12 @@ class OnednnProgram {
   // Whether every path from conv n's output, through elementwise ops only, reaches a depthwise
   // conv that starts channel blocks: conv n then writes them.
   bool feeds_block_start(size_t n) const;
+  // Whether anchor n's sum post-op may accumulate into the residual's own buffer instead of a copy
+  // of it (onednn_program.cc): see there.
+  bool residual_in_place(size_t n, ValueId residual, ValueId out, const memory::desc& dst) const;
+  // Whether node n is a grouped 2-D conv that is not depthwise (1 < groups < channels): it keeps
+  // an nhwc source's layout instead of its group width's blocks.
+  bool grouped_nhwc(size_t n) const;
   void build_matmul(size_t n);
   void build_pool(size_t n);
   void build_batchnorm(size_t n);

@@ -622,3 +622,49 @@ TEST_CASE("onednn: a depthwise conv whose blocks would not last keeps format any
   CHECK(count_prefix(impls, "concat:ref") == 0);
   CHECK(count_prefix(impls, "convolution:jit_dw") == 0);
 }
+
+// ResNeXt's bottleneck: 1x1, a 32-group 3x3 (8 channels per group), 1x1, and one more 1x1 behind
+// it. The grouped conv reads and writes the 1x1 convs' nhwc (grouped_nhwc) instead of picking
+// blocks of its group width under format any, which cost a reorder on each side; and blocks of 8,
+// were they picked, are not kept on AVX-512, whose kernels for them are oneDNN's AVX2 ones.
+TEST_CASE("onednn: a grouped conv between nhwc 1x1 convs stays nhwc, no AVX2 kernels on AVX-512") {
+  for (const int64_t width : {int64_t(4), int64_t(8)}) {
+    CAPTURE(width);
+    FunctionBuilder b;
+    const int64_t c = 32 * width;
+    const Shape xs{1, 64, 14, 14}, ms{1, c, 14, 14}, ys{1, 128, 14, 14};
+    const ValueId x = b.input("x", xs);
+    const ValueId e = b.node("Relu", {b.node("Conv", {x, b.input("we", {c, 64, 1, 1})}, ms)}, ms);
+    const ValueId g = b.node("Relu", {b.node("Conv", {e, b.input("wg", {c, width, 3, 3})}, ms,
+                                             {{"group", int64_t(32)}, {"pads", I{1, 1, 1, 1}}})}, ms);
+    const ValueId p = b.node("Relu", {b.node("Conv", {g, b.input("wp", {128, c, 1, 1})}, ys)}, ys);
+    b.output(b.node("Conv", {p, b.input("wq", {128, 128, 1, 1})}, ys));
+    check_against_ref("onednn", b.g, 1e-3);   // four convs deep, sums of up to 256 terms each
+    const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+    INFO(listing(impls));
+    CHECK(count_prefix(impls, "convolution:ref") == 0);
+    if (onednn::avx512_blocks()) {
+      for (const std::string& impl : impls) CHECK(impl.find("avx2") == std::string::npos);
+      // x into the 1x1 convs' layout only: none around the grouped conv.
+      CHECK(count_prefix(impls, "reorder:") <= 1);
+    }
+  }
+}
+
+// A residual block whose residual (r) nothing reads after the Add: the block's last conv's sum
+// post-op accumulates into r's own buffer (residual_in_place) instead of into a copy of it, so no
+// reorder copies r. x reaches the convs' layout by one reorder.
+TEST_CASE("onednn: a residual read last by its Add is summed into in place, not copied") {
+  FunctionBuilder b;
+  const Shape s{1, 32, 8, 8};
+  const ValueId x = b.input("x", s);
+  const ValueId r = b.node("Relu", {b.node("Conv", {x, b.input("w0", {32, 32, 1, 1})}, s)}, s);
+  const ValueId h = b.node("Relu", {b.node("Conv", {r, b.input("w1", {32, 32, 1, 1})}, s)}, s);
+  const ValueId y = b.node("Relu", {b.node("Add", {b.node("Conv", {h, b.input("w2", {32, 32, 1, 1})}, s), r}, s)}, s);
+  b.output(b.node("Conv", {y, b.input("w3", {32, 32, 1, 1})}, s));   // y is no function output
+  check_against_ref("onednn", b.g);
+  const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  INFO(listing(impls));
+  CHECK(count_prefix(impls, "binary:") == 0);   // the Add is the third conv's sum post-op
+  CHECK(count_prefix(impls, "reorder:") <= 1);
+}
