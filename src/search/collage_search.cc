@@ -169,7 +169,6 @@ SearchResult collage_search(const SearchProblem& problem, const CollageOptions& 
   const bool prune = track && !beam && !problem.multi_device();
   std::unordered_map<IndexSet, std::vector<int>, IndexSet::Hash> reps;
   const auto& readers = problem.index->value_consumers();
-  const size_t nb = problem.backend_names.size();
   // What entry e of a state over `covered` may still be charged: at most one price per backend
   // that may still read it and has not had it handed, and at most one per reader left.
   auto entry_bound = [&](const IndexSet& covered, const FrontierEntry& e) {

@@ -12,12 +12,6 @@
 namespace tessera {
 namespace {
 
-std::string label_of(const IndexSet& nodes, const Graph& graph) {
-  std::string s;
-  nodes.for_each([&](int v) { s += (s.empty() ? "" : "+") + graph.node(v).op; });
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
-
 std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
   const std::string& unit = outcome.plan.cost_model;
   const SearchProblem& problem = outcome.problem;
@@ -49,6 +43,13 @@ std::string alternative(const PartitionOutcome& outcome, const Partition& p) {
 
 }  // namespace
 
+std::string nodes_label(const IndexSet& nodes, const Graph& graph) {
+  std::string s;
+  nodes.for_each([&](int v) { s += (s.empty() ? "" : "+") + graph.node(v).op; });
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+
 std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   const Plan& plan = outcome.plan;
   auto cost = [&](const Cost& c) { return display_cost(c, plan.cost_model); };
@@ -74,10 +75,10 @@ std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph) {
   }
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     const Partition& p = plan.partitions[i];
-    o << "partition " << i << "  " << p.backend << "  " << count_of(size_t(p.nodes.count()), "node") << "  " << label_of(p.nodes, graph)
+    o << "partition " << i << "  " << p.backend << "  " << count_of(size_t(p.nodes.count()), "node") << "  " << nodes_label(p.nodes, graph)
       << "  cost " << cost(p.cost) << "  fn " << p.function << "\n";
     for (const ChosenCandidate& c : p.candidates) {
-      o << "    candidate " << label_of(c.nodes, graph) << " " << c.nodes.to_string() << " rule " << c.rule << " cost "
+      o << "    candidate " << nodes_label(c.nodes, graph) << " " << c.nodes.to_string() << " rule " << c.rule << " cost "
         << cost(c.cost);
       for (const Composite& k : c.composites) o << " [" << k.name << "]";
       o << "\n";

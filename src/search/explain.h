@@ -24,4 +24,7 @@ namespace tessera {
 
 std::string explain_plan(const PartitionOutcome& outcome, const Graph& graph);
 
+// A set of nodes as the explanations name it: their ops joined by "+", cut to 60 characters.
+std::string nodes_label(const IndexSet& nodes, const Graph& graph);
+
 }  // namespace tessera

@@ -7,16 +7,11 @@
 
 #include "search/bounded_search.h"
 #include "search/cost_display.h"
+#include "search/explain.h"
 #include "tessera/error.h"
 
 namespace tessera {
 namespace {
-
-std::string label_of(const IndexSet& nodes, const Graph& graph) {
-  std::string s;
-  nodes.for_each([&](int v) { s += (s.empty() ? "" : "+") + graph.node(v).op; });
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
 
 // Why `spec` proposed no candidate holding node n although its spec takes the node.
 std::string rule_refusal(const BackendSpec& spec, const Graph& graph, NodeId n) {
@@ -75,7 +70,7 @@ std::string explain_why(const PartitionOutcome& outcome, const Graph& graph, con
     }
   auto describe = [&](int c) {
     const Candidate& k = problem.candidates[size_t(c)];
-    return k.rule + " " + label_of(k.inside(), graph) + " " + k.inside().to_string() + " " + cost(problem.costs[size_t(c)]);
+    return k.rule + " " + nodes_label(k.inside(), graph) + " " + k.inside().to_string() + " " + cost(problem.costs[size_t(c)]);
   };
   if (!plan.verified_choice.empty() && plan.verified_choice != plan.search)
     o << "  (the end-to-end race chose " << plan.verified_choice << "; the search's plan, which the costs below are "
