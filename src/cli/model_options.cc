@@ -26,7 +26,11 @@ Graph ModelOptions::load() const { return load_for_plan({}); }
 
 Graph ModelOptions::load_for_plan(const std::vector<std::pair<std::string, Shape>>& plan_shapes) const {
   ImportOptions opt;
-  for (const auto& s : input_shapes) opt.input_shapes.insert(parse_input_shape(s, "--input-shape"));
+  for (const auto& s : input_shapes) {
+    auto [name, shape] = parse_input_shape(s, "--input-shape");
+    if (!opt.input_shapes.emplace(name, shape).second)
+      throw UserError("--input-shape", name, "given twice; bind each input once");
+  }
   opt.simplify = !no_simplify;
   opt.simplified = &simplified;
   opt.symbolic = &symbolic;

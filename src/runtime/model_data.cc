@@ -76,7 +76,11 @@ std::vector<HostTensor> model_inputs(const Graph& graph, uint64_t seed,
     out.push_back(it->second);
   }
   for (const auto& [name, t] : given)
-    if (!names.count(name)) throw UserError::option("input", name, "the model has no input of that name");
+    if (!names.count(name)) {
+      std::string known;
+      for (ValueId in : graph.inputs) known += (known.empty() ? "" : ", ") + graph.value(in).name;
+      throw UserError::option("input", name, "the model has no input of that name (its inputs: " + known + ")");
+    }
   return out;
 }
 

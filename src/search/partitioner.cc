@@ -204,9 +204,12 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   // A node no backend proposes a candidate for fails now, before anything is priced or measured.
   IndexSet proposed(index.size());
   for (const Candidate& c : candidates) proposed |= c.inside();
-  if (const int v = proposed.first_unset(); v < index.size())
+  if (const int v = proposed.first_unset(); v < index.size()) {
+    // The fix, when there is one: a backend that takes every op (ref) among the backends.
+    const bool has_fallback = std::any_of(backends.begin(), backends.end(), [](const BackendSpec& b) { return b.all_ops; });
     throw UserError(options.model_path, "node '" + graph.node(v).name + "'",
-                    "no backend given can take op " + graph.node(v).op);
+                    "no backend given can take op " + graph.node(v).op + (has_fallback ? "" : " (add ref, which takes every op)"));
+  }
 
   // Functions and costs.
   t0 = std::chrono::steady_clock::now();

@@ -62,6 +62,21 @@ TEST_CASE("a library option error is spelt as the CLI's flag") {
   CHECK(s.err.rfind("tessera: --search: unknown search 'fastest'", 0) == 0);
 }
 
+TEST_CASE("--input-shape given twice for one input is refused, not half ignored") {
+  Process p = cli("info " + kMlp + " --input-shape x=1x16 --input-shape x=2x16");
+  INFO(p.err);
+  CHECK(p.exit_code == 2);
+  CHECK(lines(p.err) == 1);
+  CHECK(p.err.find("--input-shape: x: given twice") != std::string::npos);
+}
+
+TEST_CASE("a node no backend takes names the fix when no backend takes every op") {
+  Process p = cli("partition data/models/conv_block.json --backends blas --cost roofline");
+  INFO(p.err);
+  CHECK(p.exit_code == 2);
+  CHECK(p.err.find("add ref, which takes every op") != std::string::npos);
+}
+
 TEST_CASE("--input-shape: a zero dimension is refused like a negative one") {
   for (const std::string shape : {"x=0x16", "x=1x0", "x=-1x16"}) {
     Process p = cli("info " + kMlp + " --input-shape " + shape);

@@ -111,7 +111,7 @@ TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name i
   // The file is read and held against the model's input x: f32 [1, 16].
   for (const auto& [args, needle] : {std::pair{"x=" + short_x, std::string("[1,8]")},
                                      std::pair{"x=" + ints, std::string("i64")},
-                                     std::pair{"nope=" + good, std::string("nope")}}) {
+                                     std::pair{"nope=" + good, std::string("nope: the model has no input of that name (its inputs: x)")}}) {
     Process bad = tessera_cli("run" + kMlp + " --plan " + plan + " --input " + args + " --repeat 1");
     INFO(args << " -> " << bad.err);
     CHECK(bad.exit_code == 2);
