@@ -47,6 +47,7 @@
 #include "runtime/model_data.h"
 #include "tessera/session.h"
 #include "search/steering.h"
+#include "search/why_not.h"
 #include "tessera/tune.h"
 #include "tune/bench.h"
 #include "search/search_kind.h"
@@ -62,11 +63,12 @@ struct PyPlan {
   std::string text;
   nlohmann::json json;
   std::string source;
+  std::optional<std::string> why;   // the answers to why= (the CLI's --why), when asked
 };
 
 PyPlan plan_from_text(std::string text, const std::string& source) {
   nlohmann::json j = parse_plan_text(text, source);
-  return {std::move(text), std::move(j), source};
+  return {std::move(text), std::move(j), source, std::nullopt};
 }
 
 std::vector<std::string> backend_names(const py::object& backends) {
@@ -123,11 +125,17 @@ std::vector<SteeringRule> steering_rules(const py::object& pin, const py::object
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
                  const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
-                 double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering) {
+                 double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering,
+                 const py::object& why_arg) {
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
   if (threads < 1) throw UserError("threads", std::to_string(threads), "must be at least 1");
+  // why= as the CLI's --why: "NODE[=BACKEND]" or a list of them (read while the GIL is held).
+  std::vector<std::string> why_texts;
+  if (py::isinstance<py::str>(why_arg)) why_texts.push_back(why_arg.cast<std::string>());
+  else
+    for (const auto& w : why_arg) why_texts.push_back(py::str(w).cast<std::string>());
   py::gil_scoped_release release;
   SearchKind::parse_or_throw(search);
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(names, search), specs);
@@ -146,8 +154,16 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   options.verify = verify;
   options.budget = budget;
   options.steering = steering;
+  std::vector<WhyQuery> why;   // checked before anything is measured
+  for (const std::string& w : why_texts) why.push_back(parse_why(w, model.graph(), backends));
   const TunedPlan tuned = tune_graph(model.graph(), backends, *cost_model, db.get(), options);
-  return plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
+  PyPlan plan = plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
+  if (!why.empty()) {
+    const Steering resolved = Steering::resolve(model.graph(), backends, steering, model.path());
+    plan.why = "";
+    for (const WhyQuery& q : why) *plan.why += explain_why(*tuned.search, model.graph(), backends, resolved, q);
+  }
+  return plan;
 }
 
 py::object plan_field(const PyPlan& p, const char* key) {
@@ -364,6 +380,8 @@ PYBIND11_MODULE(tessera, m) {
                              "the pins and forbids the plan obeyed: [{kind, selector, backend, nodes}], or None")
       .def_property_readonly("tuned_on", [](const PyPlan& p) { return plan_field(p, "tuned_on"); },
                              "{threads, cpu, machine} of a plan priced by measurement, or None")
+      .def_property_readonly("why", [](const PyPlan& p) { return p.why; },
+                             "the answers to why=[\"NODE[=BACKEND]\", ...] (the CLI's --why), or None when not asked")
       .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
       .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
       .def("backends", [](const PyPlan& p) {
@@ -380,27 +398,28 @@ PYBIND11_MODULE(tessera, m) {
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
            bool coalesce, bool verify, double max_rel_error, const py::object& calibration, const py::object& pin,
-           const py::object& forbid) {
+           const py::object& forbid, const py::object& why) {
           return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid));
+                           calibration, steering_rules(pin, forbid), why);
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
         py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
-        py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none());
+        py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
+        py::arg("why") = py::list());
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
            const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
-           const py::object& calibration, const py::object& pin, const py::object& forbid) {
+           const py::object& calibration, const py::object& pin, const py::object& forbid, const py::object& why) {
           return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid));
+                           calibration, steering_rules(pin, forbid), why);
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
         py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none());
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("why") = py::list());
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback) {

@@ -52,6 +52,19 @@ class SteeringTest(unittest.TestCase):
             with open(path) as f:
                 self.assertEqual(plan.to_json(), f.read())
 
+    def test_why_answers_as_the_cli_does(self):
+        model = tessera.Model(CONV)
+        plan = tessera.partition(model, backends=["ref", "onednn", "eigen"], cost="roofline", why=["relu0", "conv0=eigen"])
+        self.assertIsNone(tessera.partition(model, backends=["ref", "onednn"], cost="roofline").why)
+        r = subprocess.run([CLI, "partition", CONV, "--backends", "ref,onednn,eigen", "--cost", "roofline",
+                            "--why", "relu0", "--why", "conv0=eigen"], capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(plan.why, r.stdout)
+        self.assertIn("relu0", plan.why)
+        with self.assertRaisesRegex(tessera.Error, "no node named 'nosuch'"):
+            tessera.partition(model, backends=["ref", "onednn"], cost="roofline", why="nosuch")
+
     def test_tune_obeys_a_pin_in_its_race_and_records_where_it_was_tuned(self):
         model = tessera.Model(CONV)
         with tempfile.TemporaryDirectory() as d:
