@@ -214,6 +214,264 @@ void measure_distributed(distributed::MpiSession& mpi, const distributed::Work& 
     std::fprintf(stderr, "tessera: warning: rank %d never reported; it measured nothing\n", r);
 }
 
+// What both phases work on, fixed before anything is measured: the models, the accuracy budget,
+// the steering rules and the --why queries.
+struct TuneInputs {
+  const TuneArgs& args;
+  const std::vector<BackendSpec>& backends;
+  std::vector<Graph> graphs;
+  AccuracyBudget budget;
+  std::vector<SteeringRule> steering;
+  std::vector<std::vector<WhyQuery>> why;   // per model: the queries naming one of its nodes
+};
+
+std::vector<Graph> load_models(const TuneArgs& a) {
+  std::vector<Graph> graphs;
+  for (const std::string& path : a.models) {
+    ModelOptions mo{path, a.input_shapes, a.verbose, true, a.no_simplify};
+    graphs.push_back(mo.load());
+  }
+  return graphs;
+}
+
+// Each --why query goes to every model with its node; a query no model has throws, naming the node.
+std::vector<std::vector<WhyQuery>> why_queries(const TuneArgs& a, const std::vector<Graph>& graphs,
+                                               const std::vector<BackendSpec>& backends) {
+  std::vector<std::vector<WhyQuery>> why(graphs.size());
+  for (const std::string& w : a.steering.why) {
+    bool found = false;
+    for (size_t m = 0; m < graphs.size(); ++m)
+      if (graphs[m].find_node(w.substr(0, w.rfind('='))) != kNoNode || graphs[m].find_node(w) != kNoNode) {
+        why[m].push_back(parse_why(w, graphs[m], backends));
+        found = true;
+      }
+    if (!found) parse_why(w, graphs[0], backends);   // throws, naming the node
+  }
+  return why;
+}
+
+// Loads the models and checks the steering and --why against them, before anything is measured.
+TuneInputs load_inputs(const TuneArgs& a, const std::vector<BackendSpec>& backends) {
+  TuneInputs in{a, backends, load_models(a), a.accuracy.budget(), a.steering.rules(), {}};
+  for (size_t m = 0; m < in.graphs.size(); ++m) Steering::resolve(in.graphs[m], backends, in.steering, a.models[m]);   // fail early
+  in.why = why_queries(a, in.graphs, backends);
+  return in;
+}
+
+// What phase 1 shows as it measures: the progress line (once its total is known) and the invalid
+// measurements, reported after it. Fed by on_measured, from any thread.
+struct MeasureLog {
+  std::unique_ptr<MeasureProgress> progress;
+  std::mutex invalid_mu;
+  std::vector<std::string> invalid;   // "backend label: reason", for the report after phase 1
+
+  void on_measured(const CostRequest& r, const CostEntry& e) {
+    if (progress) progress->tick(e.cost.is_invalid());
+    if (!e.cost.is_invalid()) return;
+    std::lock_guard lock(invalid_mu);
+    invalid.push_back(r.backend + " " + r.label + ": " + e.cost.reason());
+  }
+  distributed::ResultHook hook() {
+    return [this](const CostRequest& r, const CostEntry& e) { on_measured(r, e); };
+  }
+};
+
+MeasureOptions measure_options(const TuneArgs& a, bool alone, CostDatabase* db, MeasureLog& log) {
+  MeasureOptions mo;
+  mo.budget = std::chrono::duration<double>(a.budget_ms / 1000.0);
+  mo.max_repeats = a.repeats;
+  mo.timeout = std::chrono::duration<double>(a.timeout_s);
+  mo.threads = a.threads;
+  mo.max_parallel = a.jobs;
+  mo.stop = &interrupted;
+  if (alone) {   // alone, the model itself journals and reports; under MPI rank 0's dealer does
+    mo.journal = db;
+    mo.on_measured = log.hook();
+  }
+  return mo;
+}
+
+std::vector<BackendRef> backend_refs(const std::vector<BackendSpec>& backends) {
+  std::vector<BackendRef> refs;
+  for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
+  return refs;
+}
+
+// Phase 1's requests, every model's in model order; `functions` owns the graphs they point into.
+struct TuneRequests {
+  std::vector<std::vector<Graph>> functions;   // per model
+  std::vector<CostRequest> requests;
+  std::vector<size_t> first_request;   // model m's requests are [first_request[m], first_request[m + 1])
+
+  void collect(const TuneInputs& in) {
+    functions.resize(in.graphs.size());
+    for (size_t m = 0; m < in.graphs.size(); ++m) {
+      first_request.push_back(requests.size());
+      add_candidate_requests(in.graphs[m], in.backends, in.args.jobs, in.steering, in.args.models[m], functions[m],
+                             requests);
+    }
+    first_request.push_back(requests.size());
+  }
+  // The distinct cost keys of model m's requests.
+  size_t distinct_keys(const MeasuredCostModel& model, size_t m) const {
+    std::set<CostKey> own;
+    for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));
+    return own.size();
+  }
+};
+
+// Rank 0's report as phase 1 begins: the database, this host (alone), and how many of the
+// requests' distinct keys the database already has; the census is returned.
+KeyCensus open_report(const std::string& db_path, bool alone, const distributed::Work& work,
+                      const MeasuredCostModel& model, const CostDatabase& db, TuneReport& report) {
+  report.database = db_path;
+  if (alone) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
+  KeyCensus keys = census(model, *work.requests, db);
+  report.candidates = work.requests->size();
+  report.distinct = keys.distinct;
+  report.from_database = keys.distinct - keys.missing.size();
+  return keys;
+}
+
+void announce_measurements(const TuneArgs& a, const distributed::MpiSession* mpi, size_t candidates,
+                           const KeyCensus& keys, const std::string& db_path) {
+  std::string where = mpi ? " on " + std::to_string(mpi->size()) + " rank" + (mpi->size() == 1 ? "" : "s") : "";
+  std::fprintf(stderr, "tessera: %zu candidates, %zu to measure%s (-j %d, %d thread%s each), cost database %s\n",
+               candidates, keys.missing.size(), where.c_str(), a.jobs, a.threads, a.threads == 1 ? "" : "s",
+               db_path.c_str());
+}
+
+// Phase 1's measuring, under the progress line and a SIGINT handler: here alone, or dealt across
+// the ranks; MPI ends as soon as every rank has been told to stop.
+void measure_missing(const TuneArgs& a, std::unique_ptr<distributed::MpiSession>& mpi, const distributed::Work& work,
+                     const KeyCensus& keys, MeasuredCostModel& model, CostDatabase& db, MeasureLog& log,
+                     TuneReport& report) {
+  log.progress = std::make_unique<MeasureProgress>(keys.missing.size(), ::isatty(STDERR_FILENO) == 1);
+  struct sigaction sa {}, old {};
+  sa.sa_handler = on_sigint;
+  sa.sa_flags = SA_RESETHAND;   // a second Ctrl-C ends tessera at once
+  ::sigaction(SIGINT, &sa, &old);
+  const auto m0 = Clock::now();
+  if (mpi) measure_distributed(*mpi, work, keys, db, log.hook(), report);
+  else measure_here(a, model, *work.requests, report);
+  report.measure_s = seconds_since(m0);
+  // Every rank has been told to stop: end MPI now rather than keep the workers waiting in
+  // MPI_Finalize while rank 0 searches.
+  mpi.reset();
+  ::sigaction(SIGINT, &old, nullptr);
+  log.progress->finish();
+  log.progress.reset();   // the wholes measured while partitioning are not in its total (938/852 was shown)
+}
+
+// After phase 1: the first invalid measurements and the rate on stderr; after Ctrl-C, exit 130
+// (every finished measurement is in the database). Returns how many functions phase 1 measured.
+size_t report_measurements(const TuneReport& report, std::vector<std::string>& invalid, const std::string& db_path) {
+  size_t measured = 0;
+  for (size_t n : report.measured_per_rank) measured += n;
+  std::sort(invalid.begin(), invalid.end());
+  for (size_t i = 0; i < invalid.size() && i < 10; ++i)
+    std::fprintf(stderr, "tessera: invalid: %s\n", invalid[i].c_str());
+  if (invalid.size() > 10) std::fprintf(stderr, "tessera: ... and %zu more invalid\n", invalid.size() - 10);
+  if (measured > 0)
+    std::fprintf(stderr, "tessera: measured %zu functions in %.2f s (%.1f per second)\n", measured, report.measure_s,
+                 static_cast<double>(measured) / report.measure_s);
+  if (interrupted.load()) {
+    std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n", measured,
+                 db_path.c_str());
+    std::exit(130);
+  }
+  return measured;
+}
+
+TuneOptions tune_options(const TuneInputs& in, size_t m) {
+  const TuneArgs& a = in.args;
+  TuneOptions to;
+  to.model_path = a.models[m];
+  to.search = a.search;
+  to.jobs = a.jobs;
+  to.threads = a.threads;
+  to.coalesce = !a.no_coalesce;
+  to.search_memory = a.search_memory_mb << 20;
+  to.budget = in.budget;
+  to.verify = !a.no_verify;
+  to.steering = in.steering;
+  return to;
+}
+
+// The plan's lines on stdout: partitions, predicted time, phase 1's counts, partitions per backend.
+void print_plan_summary(const Plan& plan, double ms, size_t measured, const TuneReport& report) {
+  std::map<std::string, int> per_backend;
+  for (const Partition& p : plan.partitions) ++per_backend[p.backend];
+  std::printf("%s: %s, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
+              plan.model.c_str(), count_of(plan.partitions.size(), "partition").c_str(), ms, measured, report.invalid,
+              report.from_database);
+  for (const auto& [backend, n] : per_backend)
+    std::printf("  %-8s %14s\n", backend.c_str(), count_of(size_t(n), "partition").c_str());
+  if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
+}
+
+// Phase 2 for model m: the tuning pipeline, its plan written and summed up, its --why answered.
+void tune_model(const TuneInputs& in, size_t m, const std::string& plan_path, MeasuredCostModel& model,
+                CostDatabase* db, const TuneRequests& reqs, size_t measured, TuneReport& report) {
+  const Graph& graph = in.graphs[m];
+  const TunedPlan tuned = tune_graph(graph, in.backends, model, db, tune_options(in, m));
+  print_tune_record(tuned, in.args.threads);
+  if (!plan_path.empty()) {
+    write_plan_file(plan_path, tuned.plan, graph, {});
+    note_written(plan_path);
+  }
+  const Plan& plan = tuned.plan;
+  double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
+  report.models.push_back({in.args.models[m], plan_path, plan.partitions.size(), reqs.distinct_keys(model, m), ms});
+  print_plan_summary(plan, ms, measured, report);
+  if (!in.why[m].empty()) {
+    const Steering resolved = Steering::resolve(graph, in.backends, in.steering, in.args.models[m]);
+    for (const WhyQuery& q : in.why[m]) std::fputs(explain_why(*tuned.search, graph, in.backends, resolved, q).c_str(), stdout);
+  }
+}
+
+// Both phases, on every rank (workers return after phase 1); `mpi` ends during phase 1.
+void tune_models(const TuneArgs& a, const std::vector<BackendSpec>& backends, const std::vector<std::string>& plans,
+                 std::unique_ptr<distributed::MpiSession>& mpi, Clock::time_point t0) {
+  const bool rank0 = !mpi || mpi->rank() == 0;
+  const TuneInputs in = load_inputs(a, backends);
+  std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
+  std::unique_ptr<CostDatabase> db;
+  if (rank0) db = CostDatabase::open(db_path);
+  MeasureLog log;
+  MeasuredCostModel model(measure_options(a, !mpi, db.get(), log));
+  model.check_backends(backend_refs(backends));
+
+  // Phase 1: measure what the database lacks.
+  TuneRequests reqs;
+  reqs.collect(in);
+  distributed::Work work{&reqs.requests, &model, a.jobs, std::chrono::duration<double>(std::max(2.0, a.timeout_s / 2)),
+                         &interrupted};
+  if (!rank0) {
+    distributed::serve(*mpi, work);
+    return;
+  }
+  if (!a.plan_dir.empty()) make_output_dir("--plan-dir", a.plan_dir);   // before anything is measured
+  TuneReport report;
+  const KeyCensus keys = open_report(db_path, !mpi, work, model, *db, report);
+  announce_measurements(a, mpi.get(), reqs.requests.size(), keys, db_path);
+  measure_missing(a, mpi, work, keys, model, *db, log, report);
+  for (auto& f : reqs.functions) f.clear();
+  const size_t measured = report_measurements(report, log.invalid, db_path);
+
+  // Phase 2: the tuning pipeline per model, all costs from the database (alone: through the
+  // model's journal; under MPI: as the estimator's cache). Anything still missing (a job no rank
+  // could finish) is measured here, on rank 0, and counted as rank 0's.
+  const size_t before = model.stats().measured;
+  for (size_t m = 0; m < in.graphs.size(); ++m) tune_model(in, m, plans[m], model, db.get(), reqs, measured, report);
+  report.measured_per_rank[0] += model.stats().measured - before;
+  report.wall_s = seconds_since(t0);
+  if (!a.report.empty()) {
+    write_tune_report(a.report, report);
+    note_written(a.report);
+  }
+}
+
 void run_tune(const TuneArgs& a) {
   check_args(a);
   const std::vector<std::string> plans = plan_paths(a);
@@ -223,158 +481,8 @@ void run_tune(const TuneArgs& a) {
   // Under --mpi every rank runs this function; only rank 0 opens the database and writes files.
   std::unique_ptr<distributed::MpiSession> mpi;
   if (a.mpi) mpi = std::make_unique<distributed::MpiSession>();
-  const bool rank0 = !mpi || mpi->rank() == 0;
   try {
-    std::vector<Graph> graphs;
-    for (const std::string& path : a.models) {
-      ModelOptions mo{path, a.input_shapes, a.verbose, true, a.no_simplify};
-      graphs.push_back(mo.load());
-    }
-    const AccuracyBudget budget = a.accuracy.budget();
-    const std::vector<SteeringRule> steering = a.steering.rules();
-    for (size_t m = 0; m < graphs.size(); ++m) Steering::resolve(graphs[m], backends, steering, a.models[m]);   // fail early
-    std::vector<std::vector<WhyQuery>> why(graphs.size());   // per model; checked before anything is measured
-    for (const std::string& w : a.steering.why) {
-      bool found = false;
-      for (size_t m = 0; m < graphs.size(); ++m)
-        if (graphs[m].find_node(w.substr(0, w.rfind('='))) != kNoNode || graphs[m].find_node(w) != kNoNode) {
-          why[m].push_back(parse_why(w, graphs[m], backends));
-          found = true;
-        }
-      if (!found) parse_why(w, graphs[0], backends);   // throws, naming the node
-    }
-    std::string db_path = a.cache.empty() ? default_cost_database_path().string() : a.cache;
-    std::unique_ptr<CostDatabase> db;
-    if (rank0) db = CostDatabase::open(db_path);
-
-    std::unique_ptr<MeasureProgress> progress;
-    std::mutex invalid_mu;
-    std::vector<std::string> invalid;   // "backend label: reason", for the report after phase 1
-    auto on_measured = [&](const CostRequest& r, const CostEntry& e) {
-      if (progress) progress->tick(e.cost.is_invalid());
-      if (!e.cost.is_invalid()) return;
-      std::lock_guard lock(invalid_mu);
-      invalid.push_back(r.backend + " " + r.label + ": " + e.cost.reason());
-    };
-    MeasureOptions mo;
-    mo.budget = std::chrono::duration<double>(a.budget_ms / 1000.0);
-    mo.max_repeats = a.repeats;
-    mo.timeout = std::chrono::duration<double>(a.timeout_s);
-    mo.threads = a.threads;
-    mo.max_parallel = a.jobs;
-    mo.stop = &interrupted;
-    if (!mpi) {   // alone, the model itself journals and reports; under MPI rank 0's dealer does
-      mo.journal = db.get();
-      mo.on_measured = on_measured;
-    }
-    MeasuredCostModel model(mo);
-    std::vector<BackendRef> refs;
-    for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
-    model.check_backends(refs);
-
-    // Phase 1: measure what the database lacks.
-    std::vector<std::vector<Graph>> functions(graphs.size());
-    std::vector<CostRequest> requests;
-    std::vector<size_t> first_request;   // model m's requests are [first_request[m], first_request[m + 1])
-    for (size_t m = 0; m < graphs.size(); ++m) {
-      first_request.push_back(requests.size());
-      add_candidate_requests(graphs[m], backends, a.jobs, steering, a.models[m], functions[m], requests);
-    }
-    first_request.push_back(requests.size());
-    distributed::Work work{&requests, &model, a.jobs, std::chrono::duration<double>(std::max(2.0, a.timeout_s / 2)),
-                           &interrupted};
-    if (!rank0) {
-      distributed::serve(*mpi, work);
-      return;
-    }
-    if (!a.plan_dir.empty()) make_output_dir("--plan-dir", a.plan_dir);   // before anything is measured
-    TuneReport report;
-    report.database = db_path;
-    if (!mpi) report.hosts.push_back({0, distributed::describe_rank(0, work).host, machine_fingerprint()});
-    KeyCensus keys = census(model, requests, *db);
-    report.candidates = requests.size();
-    report.distinct = keys.distinct;
-    report.from_database = keys.distinct - keys.missing.size();
-    std::string where = mpi ? " on " + std::to_string(mpi->size()) + " rank" + (mpi->size() == 1 ? "" : "s") : "";
-    std::fprintf(stderr, "tessera: %zu candidates, %zu to measure%s (-j %d, %d thread%s each), cost database %s\n",
-                 requests.size(), keys.missing.size(), where.c_str(), a.jobs, a.threads, a.threads == 1 ? "" : "s",
-                 db_path.c_str());
-    progress = std::make_unique<MeasureProgress>(keys.missing.size(), ::isatty(STDERR_FILENO) == 1);
-    struct sigaction sa {}, old {};
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;   // a second Ctrl-C ends tessera at once
-    ::sigaction(SIGINT, &sa, &old);
-    const auto m0 = Clock::now();
-    if (mpi) measure_distributed(*mpi, work, keys, *db, on_measured, report);
-    else measure_here(a, model, requests, report);
-    report.measure_s = seconds_since(m0);
-    // Every rank has been told to stop: end MPI now rather than keep the workers waiting in
-    // MPI_Finalize while rank 0 searches.
-    mpi.reset();
-    ::sigaction(SIGINT, &old, nullptr);
-    progress->finish();
-    progress.reset();   // the wholes measured while partitioning are not in its total (938/852 was shown)
-    for (auto& f : functions) f.clear();
-    size_t measured = 0;
-    for (size_t n : report.measured_per_rank) measured += n;
-    std::sort(invalid.begin(), invalid.end());
-    for (size_t i = 0; i < invalid.size() && i < 10; ++i)
-      std::fprintf(stderr, "tessera: invalid: %s\n", invalid[i].c_str());
-    if (invalid.size() > 10) std::fprintf(stderr, "tessera: ... and %zu more invalid\n", invalid.size() - 10);
-    if (measured > 0)
-      std::fprintf(stderr, "tessera: measured %zu functions in %.2f s (%.1f per second)\n", measured, report.measure_s,
-                   static_cast<double>(measured) / report.measure_s);
-    if (interrupted.load()) {
-      std::fprintf(stderr, "tessera: interrupted: %zu measurements saved in %s; run tune again to continue\n", measured,
-                   db_path.c_str());
-      std::exit(130);
-    }
-
-    // Phase 2: the tuning pipeline per model, all costs from the database (alone: through the
-    // model's journal; under MPI: as the estimator's cache). Anything still missing (a job no rank
-    // could finish) is measured here, on rank 0, and counted as rank 0's.
-    const size_t before = model.stats().measured;
-    for (size_t m = 0; m < graphs.size(); ++m) {
-      TuneOptions to;
-      to.model_path = a.models[m];
-      to.search = a.search;
-      to.jobs = a.jobs;
-      to.threads = a.threads;
-      to.coalesce = !a.no_coalesce;
-      to.search_memory = a.search_memory_mb << 20;
-      to.budget = budget;
-      to.verify = !a.no_verify;
-      to.steering = steering;
-      const TunedPlan tuned = tune_graph(graphs[m], backends, model, db.get(), to);
-      print_tune_record(tuned, a.threads);
-      if (!plans[m].empty()) {
-        write_plan_file(plans[m], tuned.plan, graphs[m], {});
-        note_written(plans[m]);
-      }
-      const Plan& plan = tuned.plan;
-      double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
-      std::set<CostKey> own;
-      for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));
-      report.models.push_back({a.models[m], plans[m], plan.partitions.size(), own.size(), ms});
-      std::map<std::string, int> per_backend;
-      for (const Partition& p : plan.partitions) ++per_backend[p.backend];
-      std::printf("%s: %s, predicted %.4f ms (measured %zu new, %zu invalid, %zu from the database)\n",
-                  plan.model.c_str(), count_of(plan.partitions.size(), "partition").c_str(), ms, measured, report.invalid,
-                  report.from_database);
-      for (const auto& [backend, n] : per_backend)
-        std::printf("  %-8s %14s\n", backend.c_str(), count_of(size_t(n), "partition").c_str());
-      if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
-      if (!why[m].empty()) {
-        const Steering resolved = Steering::resolve(graphs[m], backends, steering, a.models[m]);
-        for (const WhyQuery& q : why[m]) std::fputs(explain_why(*tuned.search, graphs[m], backends, resolved, q).c_str(), stdout);
-      }
-    }
-    report.measured_per_rank[0] += model.stats().measured - before;
-    report.wall_s = seconds_since(t0);
-    if (!a.report.empty()) {
-      write_tune_report(a.report, report);
-      note_written(a.report);
-    }
+    tune_models(a, backends, plans, mpi, t0);
   } catch (const std::exception& e) {
     // Under MPI the other ranks must not wait for a rank that is gone: rank 0 stops them, a worker
     // tells rank 0 (which then stops the run with this rank's message).

@@ -157,13 +157,10 @@ SearchResult run_search(const SearchProblem& problem, const std::vector<BackendS
   return single_backend_search(problem, target, fallback, budget);
 }
 
-}  // namespace
-
-PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSpec>& backends,
-                                 const CostModel& model, const PartitionOptions& options) {
-  SearchKind::parse_or_throw(options.search);
-  if (backends.empty()) throw UserError::option("backends", "", "no backends given");
-  PartitionOutcome out;
+// The plan's identity (model, search, cost model, the model's fingerprint and input shapes) and
+// the backends' order; the cost model says now whether it can price every backend.
+void start_plan(PartitionOutcome& out, const Graph& graph, const std::vector<BackendSpec>& backends,
+                const CostModel& model, const PartitionOptions& options) {
   Plan& plan = out.plan;
   plan.model = options.model_path;
   plan.search = options.search;
@@ -175,10 +172,12 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   std::vector<BackendRef> refs;
   for (const BackendSpec& b : backends) refs.push_back({b.name, b.device});
   model.check_backends(refs);
+}
 
-  // Candidates.
-  auto t0 = std::chrono::steady_clock::now();
-  out.index = std::make_unique<DataflowIndex>(graph);
+// Every backend's partition rule, one slot per backend; the candidates in candidate_less order,
+// without duplicates, the rules' statistics and limits merged into `out`.
+std::vector<Candidate> run_partition_rules(PartitionOutcome& out, const std::vector<BackendSpec>& backends,
+                                           const PartitionOptions& options) {
   const DataflowIndex& index = *out.index;
   std::vector<std::vector<Candidate>> per_backend(backends.size());
   std::vector<RuleStats> per_stats(backends.size());
@@ -194,14 +193,21 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     for (Candidate& c : per_backend[i]) candidates.push_back(std::move(c));
   }
   sort_and_dedupe(candidates);
-  candidates = steer_candidates(std::move(candidates), options.steering, graph, options.model_path);
+  return candidates;
+}
+
+// Each steering rule with the nodes it matched, as the plan reports them.
+void record_steering(Plan& plan, const PartitionOptions& options, int num_nodes) {
   for (size_t r = 0; r < options.steering.rules().size(); ++r) {
-    IndexSet nodes(index.size());
+    IndexSet nodes(num_nodes);
     for (NodeId n : options.steering.matched(r)) nodes.insert(n);
     plan.steering.push_back(PlanSteering{options.steering.rules()[r], std::move(nodes)});
   }
-  plan.stats.enumerate_ms = ms_since(t0);
-  // A node no backend proposes a candidate for fails now, before anything is priced or measured.
+}
+
+// A node no backend proposes a candidate for fails now, before anything is priced or measured.
+void require_proposed(const Graph& graph, const DataflowIndex& index, const std::vector<Candidate>& candidates,
+                      const std::vector<BackendSpec>& backends, const PartitionOptions& options) {
   IndexSet proposed(index.size());
   for (const Candidate& c : candidates) proposed |= c.inside();
   if (const int v = proposed.first_unset(); v < index.size()) {
@@ -210,39 +216,42 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     throw UserError(options.model_path, "node '" + graph.node(v).name + "'",
                     "no backend given can take op " + graph.node(v).op + (has_fallback ? "" : " (add ref, which takes every op)"));
   }
+}
 
-  // Functions and costs.
-  t0 = std::chrono::steady_clock::now();
-  PricedCandidates priced = price_candidates(graph, backends, model, options, candidates);
-  out.estimate_stats = priced.stats;
-  plan.stats.estimate_ms = ms_since(t0);
-  plan.stats.candidates = static_cast<int64_t>(candidates.size());
-  plan.stats.costed = static_cast<int64_t>(priced.stats.unique);
+// Candidates: the dataflow index, the rules' candidates, steered; every node must have one.
+std::vector<Candidate> propose_candidates(PartitionOutcome& out, const Graph& graph,
+                                          const std::vector<BackendSpec>& backends, const PartitionOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  out.index = std::make_unique<DataflowIndex>(graph);
+  std::vector<Candidate> candidates = run_partition_rules(out, backends, options);
+  candidates = steer_candidates(std::move(candidates), options.steering, graph, options.model_path);
+  record_steering(out.plan, options, out.index->size());
+  out.plan.stats.enumerate_ms = ms_since(t0);
+  require_proposed(graph, *out.index, candidates, backends, options);
+  return candidates;
+}
 
+// When the cost model prices layouts: each backend's boundary layout, and the price of every
+// conversion between them the search may need.
+void price_layout_conversions(PartitionOutcome& out, const Graph& graph, const std::vector<BackendSpec>& backends,
+                              const CostModel& model, const PartitionOptions& options) {
   SearchProblem& problem = out.problem;
-  problem.index = &index;
-  problem.candidates = std::move(candidates);
-  problem.costs = std::move(priced.costs);
-  problem.devices = std::move(priced.devices);
-  problem.errors = std::move(priced.errors);
-  problem.transfer_model = &model;
-  problem.boundary_model = &model;
-  if (model.prices_layouts()) {
-    std::set<Layout> layouts;
-    for (const BackendSpec& b : backends) {
-      problem.backend_layouts[b.name] = b.boundary_layout;
-      layouts.insert(b.boundary_layout);
-    }
-    t0 = std::chrono::steady_clock::now();
-    auto prices = std::make_shared<ConversionPrices>(
-        price_conversions(graph, layouts, model, {options.threads, options.database}));
-    plan.stats.estimate_ms += ms_since(t0);
-    plan.stats.costed += static_cast<int64_t>(prices->stats.unique);
-    problem.conversion_price = [prices](const TensorType& t, Layout from, Layout to) { return (*prices)(t, from, to); };
+  std::set<Layout> layouts;
+  for (const BackendSpec& b : backends) {
+    problem.backend_layouts[b.name] = b.boundary_layout;
+    layouts.insert(b.boundary_layout);
   }
-  problem.prepare();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto prices = std::make_shared<ConversionPrices>(
+      price_conversions(graph, layouts, model, {options.threads, options.database}));
+  out.plan.stats.estimate_ms += ms_since(t0);
+  out.plan.stats.costed += static_cast<int64_t>(prices->stats.unique);
+  problem.conversion_price = [prices](const TensorType& t, Layout from, Layout to) { return (*prices)(t, from, to); };
+}
 
-  for (int v = 0; v < index.size(); ++v) {
+// A node whose every candidate has no price (unknown or invalid) fails, with the first reason.
+void require_priced(const SearchProblem& problem, const Graph& graph, const PartitionOptions& options) {
+  for (int v = 0; v < problem.index->size(); ++v) {
     if (!problem.by_node[size_t(v)].empty()) continue;
     const Node& node = graph.node(v);
     std::string why = "no backend given can take op " + node.op;
@@ -254,9 +263,36 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
       }
     throw UserError(options.model_path, "node '" + node.name + "'", why);
   }
+}
 
-  // Search.
-  out.search = run_search(problem, backends, out.backend_order, options);
+// Functions and costs: the candidates priced, and the search problem they make.
+void build_problem(PartitionOutcome& out, const Graph& graph, const std::vector<BackendSpec>& backends,
+                   const CostModel& model, const PartitionOptions& options, std::vector<Candidate> candidates) {
+  Plan& plan = out.plan;
+  const auto t0 = std::chrono::steady_clock::now();
+  PricedCandidates priced = price_candidates(graph, backends, model, options, candidates);
+  out.estimate_stats = priced.stats;
+  plan.stats.estimate_ms = ms_since(t0);
+  plan.stats.candidates = static_cast<int64_t>(candidates.size());
+  plan.stats.costed = static_cast<int64_t>(priced.stats.unique);
+
+  SearchProblem& problem = out.problem;
+  problem.index = out.index.get();
+  problem.candidates = std::move(candidates);
+  problem.costs = std::move(priced.costs);
+  problem.devices = std::move(priced.devices);
+  problem.errors = std::move(priced.errors);
+  problem.transfer_model = &model;
+  problem.boundary_model = &model;
+  if (model.prices_layouts()) price_layout_conversions(out, graph, backends, model, options);
+  problem.prepare();
+  require_priced(problem, graph, options);
+}
+
+// The search over the problem; a problem with no acyclic cover fails here.
+void search_plan(PartitionOutcome& out, const std::vector<BackendSpec>& backends, const PartitionOptions& options) {
+  Plan& plan = out.plan;
+  out.search = run_search(out.problem, backends, out.backend_order, options);
   plan.stats.search_ms = out.search.stats.ms;
   plan.stats.states = out.search.stats.states;
   plan.stats.states_pushed = out.search.stats.pushed;
@@ -267,14 +303,23 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
       for (const std::string& b : out.backend_order) s += (s.empty() ? "" : ",") + b;
       return s;
     }() + " and search " + options.search);
+}
 
-  // Partitions.
-  t0 = std::chrono::steady_clock::now();
-  plan.partitions = partitions_from_choice(problem, out.search.chosen);
-  if (options.coalesce) plan.partitions = coalesce_partitions(index, std::move(plan.partitions));
+// Partitions: the chosen candidates, touching ones of one backend coalesced.
+void make_partitions(PartitionOutcome& out, const PartitionOptions& options) {
+  Plan& plan = out.plan;
+  const auto t0 = std::chrono::steady_clock::now();
+  plan.partitions = partitions_from_choice(out.problem, out.search.chosen);
+  if (options.coalesce) plan.partitions = coalesce_partitions(*out.index, std::move(plan.partitions));
   plan.stats.coalesce_ms = ms_since(t0);
+}
 
-  // Measured wholes (measured_wholes.h): price coalesced partitions as they run, search again.
+// Measured wholes (measured_wholes.h): price coalesced partitions as they run, search again; then
+// charge the partitions that run the price of their wholes, those of the last round priced now.
+void price_wholes(PartitionOutcome& out, const Graph& graph, const std::vector<BackendSpec>& backends,
+                  const CostModel& model, const PartitionOptions& options) {
+  SearchProblem& problem = out.problem;
+  Plan& plan = out.plan;
   for (int round = 0; options.coalesce && options.measure_wholes && round < options.max_whole_rounds; ++round) {
     std::vector<Candidate> wholes = whole_candidates(problem, plan.partitions);
     if (wholes.empty()) break;
@@ -290,7 +335,7 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     plan.stats.states_pushed += out.search.stats.pushed;
     plan.stats.states_popped += out.search.stats.popped;
     TESSERA_CHECK(out.search.found, "measured wholes: adding candidates lost the plan");
-    plan.partitions = coalesce_partitions(index, partitions_from_choice(problem, out.search.chosen));
+    plan.partitions = coalesce_partitions(*out.index, partitions_from_choice(problem, out.search.chosen));
   }
   if (options.coalesce && options.measure_wholes) {
     // What runs: coalesced partitions cost their wholes, those of the last round priced now.
@@ -304,10 +349,12 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
     charge_wholes(problem, plan.partitions, last, last_costs.costs);
     split_unrunnable_wholes(problem, plan.partitions, last, last_costs.costs);
   }
-  parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
-    plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));
-  });
-  finalize_plan_order(plan, graph);
+}
+
+// The plan's prices: transfers, boundaries and their crossings, and the total.
+void price_plan(PartitionOutcome& out) {
+  Plan& plan = out.plan;
+  const SearchProblem& problem = out.problem;
   plan.transfer_cost = out.search.transfer;
   plan.boundary_cost = out.search.boundary;
   for (BoundaryCrossing& b : plan_crossings(problem, out.search.chosen).boundaries)
@@ -317,6 +364,11 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
   for (const Partition& p : plan.partitions) plan.total_cost += p.cost;
   plan.total_cost += plan.transfer_cost;
   plan.total_cost += plan.boundary_cost;
+}
+
+// A plan the exact search could not prove optimal says how far from a lower bound it may be.
+void note_optimality(PartitionOutcome& out) {
+  Plan& plan = out.plan;
   if (const SearchBound& bound = out.search.bound; !bound.proven) {
     const double gap = std::max(0.0, plan.total_cost.number() - bound.lower_bound.number());
     plan.optimality = PlanOptimality{bound.fallback, bound.lower_bound, Cost::value(gap), bound.memory_budget};
@@ -327,6 +379,34 @@ PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSp
                          " search: the plan is not proven optimal, its total is within " +
                          display_cost(plan.optimality->gap, plan.cost_model) + " (" + share + ") of a lower bound");
   }
+}
+
+// The plan as it is written: function hashes, partitions in their final order, prices, optimality.
+void finish_plan(PartitionOutcome& out, const Graph& graph, const PartitionOptions& options) {
+  Plan& plan = out.plan;
+  const DataflowIndex& index = *out.index;
+  parallel_slots(options.threads, plan.partitions.size(), [&](size_t i) {
+    plan.partitions[i].function_hash = structural_hash(extract_function(graph, SubGraph(index, plan.partitions[i].nodes)));
+  });
+  finalize_plan_order(plan, graph);
+  price_plan(out);
+  note_optimality(out);
+}
+
+}  // namespace
+
+PartitionOutcome partition_graph(const Graph& graph, const std::vector<BackendSpec>& backends,
+                                 const CostModel& model, const PartitionOptions& options) {
+  SearchKind::parse_or_throw(options.search);
+  if (backends.empty()) throw UserError::option("backends", "", "no backends given");
+  PartitionOutcome out;
+  start_plan(out, graph, backends, model, options);
+  std::vector<Candidate> candidates = propose_candidates(out, graph, backends, options);
+  build_problem(out, graph, backends, model, options, std::move(candidates));
+  search_plan(out, backends, options);
+  make_partitions(out, options);
+  price_wholes(out, graph, backends, model, options);
+  finish_plan(out, graph, options);
   return out;
 }
 

@@ -353,188 +353,251 @@ std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph)
   return text + "partitions[" + std::to_string(cycle.front()) + "]";
 }
 
-Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+namespace {
+
+// What every step of reading a plan needs: the file (for messages), the model and its node names.
+struct PlanSource {
+  const std::string& file;
+  const Graph& graph;
+  std::map<std::string, int> by_name;
+
+  PlanSource(const std::string& file, const Graph& graph) : file(file), graph(graph) {
+    for (int n = 0; n < graph.num_nodes(); ++n) by_name.emplace(graph.node(n).name, n);
+  }
+  // The node names under obj["nodes"], obj being at `place`.
+  IndexSet nodes(const nlohmann::json& obj, const std::string& place) const {
+    return read_nodes(field(obj, "nodes", file, place), file, place + ".nodes", graph, by_name);
+  }
+};
+
+// "format": "tessera.plan", "version": 1.
+void check_plan_format(const nlohmann::json& j, const std::string& file) {
   if (!j.is_object()) throw UserError(file, "", "expected a JSON object");
   if (read_string(j, "format", file, "") != "tessera.plan")
     throw UserError(file, "format", "expected \"tessera.plan\"");
   const auto& version = field(j, "version", file, "");
   if (!version.is_number_integer() || version.get<int>() != 1)
     throw UserError(file, "version", "unsupported version (this tessera reads version 1)");
-  std::map<std::string, int> by_name;
-  for (int n = 0; n < graph.num_nodes(); ++n) by_name.emplace(graph.node(n).name, n);
+}
 
-  Plan plan;
+// The plan's own fields: model, search, cost model, the binding to the model, its costs.
+void read_plan_header(const nlohmann::json& j, const PlanSource& src, Plan& plan) {
+  const std::string& file = src.file;
   plan.model = read_string(j, "model", file, "");
   plan.search = read_string(j, "search", file, "");
   plan.cost_model = read_string(j, "cost_model", file, "");
   read_binding(j, file, plan);
-  check_plan_binding(plan, graph, file);
+  check_plan_binding(plan, src.graph, file);
   plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
   plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
   if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");
   if (j.contains("isolated_total_cost"))
     plan.isolated_total_cost = read_cost(j["isolated_total_cost"], file, "isolated_total_cost");
-  const auto& parts = field(j, "partitions", file, "");
-  if (!parts.is_array()) throw UserError(file, "partitions", "expected a list");
-  IndexSet seen(graph.num_nodes());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    std::string place = "partitions[" + std::to_string(i) + "]";
-    const auto& pj = parts[i];
-    Partition p;
-    p.backend = read_string(pj, "backend", file, place);
-    p.device = pj.contains("device") ? read_string(pj, "device", file, place) : "cpu";
-    p.nodes = read_nodes(field(pj, "nodes", file, place), file, place + ".nodes", graph, by_name);
-    if (p.nodes.empty()) throw UserError(file, place + ".nodes", "a partition needs at least one node");
-    if (p.nodes.intersects(seen))
-      throw UserError(file, place + ".nodes",
-                      "node '" + graph.node((p.nodes & seen).first()).name + "' is already in another partition");
-    seen |= p.nodes;
-    p.cost = read_cost(field(pj, "cost", file, place), file, place + ".cost");
-    if (pj.contains("isolated_cost")) p.isolated_cost = read_cost(pj["isolated_cost"], file, place + ".isolated_cost");
-    p.function = read_string(pj, "function", file, place);
-    if (pj.contains("function_hash")) {
-      std::string h = read_string(pj, "function_hash", file, place);
-      try {
-        size_t used = 0;
-        p.function_hash = std::stoull(h, &used, 16);
-        if (used != h.size()) throw std::invalid_argument(h);
-      } catch (const std::exception&) {
-        throw UserError(file, place + ".function_hash", "expected 16 hex digits");
-      }
-    }
-    if (pj.contains("candidates")) {
-      const auto& cs = pj["candidates"];
-      if (!cs.is_array()) throw UserError(file, place + ".candidates", "expected a list");
-      for (size_t c = 0; c < cs.size(); ++c) {
-        std::string cplace = place + ".candidates[" + std::to_string(c) + "]";
-        ChosenCandidate cc;
-        cc.nodes = read_nodes(field(cs[c], "nodes", file, cplace), file, cplace + ".nodes", graph, by_name);
-        cc.rule = cs[c].contains("rule") ? read_string(cs[c], "rule", file, cplace) : "";
-        cc.cost = read_cost(field(cs[c], "cost", file, cplace), file, cplace + ".cost");
-        if (cs[c].contains("composites")) {
-          const auto& comps = cs[c]["composites"];
-          if (!comps.is_array()) throw UserError(file, cplace + ".composites", "expected a list");
-          for (size_t k = 0; k < comps.size(); ++k) {
-            std::string kplace = cplace + ".composites[" + std::to_string(k) + "]";
-            Composite comp;
-            comp.name = read_string(comps[k], "name", file, kplace);
-            comp.pattern = comps[k].contains("pattern") ? read_string(comps[k], "pattern", file, kplace) : "";
-            comp.inside = read_nodes(field(comps[k], "nodes", file, kplace), file, kplace + ".nodes", graph, by_name);
-            cc.composites.push_back(std::move(comp));
-          }
-        }
-        if (!cc.nodes.is_subset_of(p.nodes))
-          throw UserError(file, cplace + ".nodes", "a candidate's nodes must lie inside its partition");
-        p.candidates.push_back(std::move(cc));
-      }
-    }
-    plan.partitions.push_back(std::move(p));
+}
+
+uint64_t read_function_hash(const nlohmann::json& pj, const std::string& file, const std::string& place) {
+  std::string h = read_string(pj, "function_hash", file, place);
+  try {
+    size_t used = 0;
+    uint64_t hash = std::stoull(h, &used, 16);
+    if (used != h.size()) throw std::invalid_argument(h);
+    return hash;
+  } catch (const std::exception&) {
+    throw UserError(file, place + ".function_hash", "expected 16 hex digits");
   }
-  if (auto cycle = partition_cycle(plan, graph))
-    throw UserError(file, "partitions", "the partitions form a cycle (" + *cycle +
-                                            "): no order runs them; every partition must only read what earlier ones made");
-  if (j.contains("boundaries")) {
-    const auto& bs = j["boundaries"];
-    if (!bs.is_array()) throw UserError(file, "boundaries", "expected a list");
-    for (size_t i = 0; i < bs.size(); ++i) {
-      std::string place = "boundaries[" + std::to_string(i) + "]";
-      Boundary b;
-      std::string value = read_string(bs[i], "value", file, place);
-      b.value = graph.find_value(value);
-      if (b.value == kNoValue) throw UserError(file, place + ".value", "no value named '" + value + "' in the model");
-      b.from = read_string(bs[i], "from", file, place);
-      b.to = read_string(bs[i], "to", file, place);
-      const auto& bytes = field(bs[i], "bytes", file, place);
-      if (!bytes.is_number_integer() || bytes.get<int64_t>() < 0)
-        throw UserError(file, place + ".bytes", "expected a non-negative integer");
-      b.bytes = bytes.get<int64_t>();
-      b.cost = read_cost(field(bs[i], "cost", file, place), file, place + ".cost");
-      plan.boundaries.push_back(std::move(b));
-    }
+}
+
+std::vector<Composite> read_composites(const nlohmann::json& comps, const PlanSource& src, const std::string& cplace) {
+  if (!comps.is_array()) throw UserError(src.file, cplace + ".composites", "expected a list");
+  std::vector<Composite> out;
+  for (size_t k = 0; k < comps.size(); ++k) {
+    std::string kplace = cplace + ".composites[" + std::to_string(k) + "]";
+    Composite comp;
+    comp.name = read_string(comps[k], "name", src.file, kplace);
+    comp.pattern = comps[k].contains("pattern") ? read_string(comps[k], "pattern", src.file, kplace) : "";
+    comp.inside = src.nodes(comps[k], kplace);
+    out.push_back(std::move(comp));
   }
-  if (j.contains("verified")) {
-    const auto& v = j["verified"];
-    if (!v.is_object()) throw UserError(file, "verified", "expected an object");
-    plan.verified_choice = read_string(v, "chosen", file, "verified");
-    const auto& lat = field(v, "latency_ms", file, "verified");
-    if (!lat.is_object()) throw UserError(file, "verified.latency_ms", "expected an object");
-    for (const auto& [label, ms] : lat.items()) {
-      if (!ms.is_number() || ms.get<double>() < 0)
-        throw UserError(file, "verified.latency_ms." + label, "expected a non-negative number");
-      plan.verified_ms.emplace_back(label, ms.get<double>());
-    }
+  return out;
+}
+
+// One of a partition's chosen candidates; its nodes must lie inside the partition's.
+ChosenCandidate read_chosen_candidate(const nlohmann::json& cj, const PlanSource& src, const std::string& cplace,
+                                      const IndexSet& partition_nodes) {
+  ChosenCandidate cc;
+  cc.nodes = src.nodes(cj, cplace);
+  cc.rule = cj.contains("rule") ? read_string(cj, "rule", src.file, cplace) : "";
+  cc.cost = read_cost(field(cj, "cost", src.file, cplace), src.file, cplace + ".cost");
+  if (cj.contains("composites")) cc.composites = read_composites(cj["composites"], src, cplace);
+  if (!cc.nodes.is_subset_of(partition_nodes))
+    throw UserError(src.file, cplace + ".nodes", "a candidate's nodes must lie inside its partition");
+  return cc;
+}
+
+// partitions[i]; `seen` holds the nodes of the partitions before it (no node is in two).
+Partition read_partition(const nlohmann::json& pj, const PlanSource& src, const std::string& place, IndexSet& seen) {
+  const std::string& file = src.file;
+  Partition p;
+  p.backend = read_string(pj, "backend", file, place);
+  p.device = pj.contains("device") ? read_string(pj, "device", file, place) : "cpu";
+  p.nodes = src.nodes(pj, place);
+  if (p.nodes.empty()) throw UserError(file, place + ".nodes", "a partition needs at least one node");
+  if (p.nodes.intersects(seen))
+    throw UserError(file, place + ".nodes",
+                    "node '" + src.graph.node((p.nodes & seen).first()).name + "' is already in another partition");
+  seen |= p.nodes;
+  p.cost = read_cost(field(pj, "cost", file, place), file, place + ".cost");
+  if (pj.contains("isolated_cost")) p.isolated_cost = read_cost(pj["isolated_cost"], file, place + ".isolated_cost");
+  p.function = read_string(pj, "function", file, place);
+  if (pj.contains("function_hash")) p.function_hash = read_function_hash(pj, file, place);
+  if (pj.contains("candidates")) {
+    const auto& cs = pj["candidates"];
+    if (!cs.is_array()) throw UserError(file, place + ".candidates", "expected a list");
+    for (size_t c = 0; c < cs.size(); ++c)
+      p.candidates.push_back(
+          read_chosen_candidate(cs[c], src, place + ".candidates[" + std::to_string(c) + "]", p.nodes));
   }
-  if (j.contains("steering")) {
-    const auto& ss = j["steering"];
-    if (!ss.is_array()) throw UserError(file, "steering", "expected a list");
-    for (size_t i = 0; i < ss.size(); ++i) {
-      const std::string place = "steering[" + std::to_string(i) + "]";
-      PlanSteering st;
-      const std::string kind = read_string(ss[i], "kind", file, place);
-      if (kind != "pin" && kind != "forbid") throw UserError(file, place + ".kind", "expected \"pin\" or \"forbid\"");
-      st.rule.kind = kind == "pin" ? SteeringRule::Kind::pin : SteeringRule::Kind::forbid;
-      st.rule.selector = read_string(ss[i], "selector", file, place);
-      st.rule.backend = read_string(ss[i], "backend", file, place);
-      st.nodes = read_nodes(field(ss[i], "nodes", file, place), file, place + ".nodes", graph, by_name);
-      plan.steering.push_back(std::move(st));
-    }
+  return p;
+}
+
+// The partitions, disjoint, in an order that runs them (no cycle between them).
+void read_partitions(const nlohmann::json& j, const PlanSource& src, Plan& plan) {
+  const auto& parts = field(j, "partitions", src.file, "");
+  if (!parts.is_array()) throw UserError(src.file, "partitions", "expected a list");
+  IndexSet seen(src.graph.num_nodes());
+  for (size_t i = 0; i < parts.size(); ++i)
+    plan.partitions.push_back(read_partition(parts[i], src, "partitions[" + std::to_string(i) + "]", seen));
+  if (auto cycle = partition_cycle(plan, src.graph))
+    throw UserError(src.file, "partitions", "the partitions form a cycle (" + *cycle +
+                                                "): no order runs them; every partition must only read what earlier ones made");
+}
+
+void read_boundaries(const nlohmann::json& bs, const PlanSource& src, Plan& plan) {
+  const std::string& file = src.file;
+  if (!bs.is_array()) throw UserError(file, "boundaries", "expected a list");
+  for (size_t i = 0; i < bs.size(); ++i) {
+    std::string place = "boundaries[" + std::to_string(i) + "]";
+    Boundary b;
+    std::string value = read_string(bs[i], "value", file, place);
+    b.value = src.graph.find_value(value);
+    if (b.value == kNoValue) throw UserError(file, place + ".value", "no value named '" + value + "' in the model");
+    b.from = read_string(bs[i], "from", file, place);
+    b.to = read_string(bs[i], "to", file, place);
+    const auto& bytes = field(bs[i], "bytes", file, place);
+    if (!bytes.is_number_integer() || bytes.get<int64_t>() < 0)
+      throw UserError(file, place + ".bytes", "expected a non-negative integer");
+    b.bytes = bytes.get<int64_t>();
+    b.cost = read_cost(field(bs[i], "cost", file, place), file, place + ".cost");
+    plan.boundaries.push_back(std::move(b));
   }
-  if (j.contains("tuned_on")) {
-    const auto& m = j["tuned_on"];
-    const auto& threads = field(m, "threads", file, "tuned_on");
-    if (!threads.is_number_integer() || threads.get<int64_t>() < 1 || threads.get<int64_t>() > 1 << 20)
-      throw UserError(file, "tuned_on.threads", "expected a positive integer");
-    plan.tuned_on = PlanMachine{int(threads.get<int64_t>()), read_string(m, "cpu", file, "tuned_on"),
-                                read_string(m, "machine", file, "tuned_on")};
+}
+
+void read_verified(const nlohmann::json& v, const std::string& file, Plan& plan) {
+  if (!v.is_object()) throw UserError(file, "verified", "expected an object");
+  plan.verified_choice = read_string(v, "chosen", file, "verified");
+  const auto& lat = field(v, "latency_ms", file, "verified");
+  if (!lat.is_object()) throw UserError(file, "verified.latency_ms", "expected an object");
+  for (const auto& [label, ms] : lat.items()) {
+    if (!ms.is_number() || ms.get<double>() < 0)
+      throw UserError(file, "verified.latency_ms." + label, "expected a non-negative number");
+    plan.verified_ms.emplace_back(label, ms.get<double>());
   }
-  if (j.contains("stats") && j["stats"].is_object()) {
-    const auto& s = j["stats"];
-    auto num = [&](const char* k, auto& out) {
-      using T = std::decay_t<decltype(out)>;
-      // Integer counts only from integers: get<int64_t> of 1e300 would be undefined behaviour.
-      if (s.contains(k) && (std::is_integral_v<T> ? s[k].is_number_integer() : s[k].is_number())) out = s[k].get<T>();
-    };
-    num("candidates", plan.stats.candidates);
-    num("states", plan.stats.states);
-    num("states_pushed", plan.stats.states_pushed);
-    num("states_popped", plan.stats.states_popped);
-    num("costed", plan.stats.costed);
-    num("wholes", plan.stats.wholes);
-    num("search_ms", plan.stats.search_ms);
-    num("enumerate_ms", plan.stats.enumerate_ms);
-    num("estimate_ms", plan.stats.estimate_ms);
-    num("coalesce_ms", plan.stats.coalesce_ms);
+}
+
+void read_steering(const nlohmann::json& ss, const PlanSource& src, Plan& plan) {
+  const std::string& file = src.file;
+  if (!ss.is_array()) throw UserError(file, "steering", "expected a list");
+  for (size_t i = 0; i < ss.size(); ++i) {
+    const std::string place = "steering[" + std::to_string(i) + "]";
+    PlanSteering st;
+    const std::string kind = read_string(ss[i], "kind", file, place);
+    if (kind != "pin" && kind != "forbid") throw UserError(file, place + ".kind", "expected \"pin\" or \"forbid\"");
+    st.rule.kind = kind == "pin" ? SteeringRule::Kind::pin : SteeringRule::Kind::forbid;
+    st.rule.selector = read_string(ss[i], "selector", file, place);
+    st.rule.backend = read_string(ss[i], "backend", file, place);
+    st.nodes = src.nodes(ss[i], place);
+    plan.steering.push_back(std::move(st));
   }
-  if (j.contains("accuracy")) {
-    const auto& a = j["accuracy"];
-    auto number = [&](const char* k) {
-      const auto& v = field(a, k, file, "accuracy");
-      if (!v.is_number() || !(v.get<double>() >= 0)) throw UserError(file, std::string("accuracy.") + k, "expected a non-negative number");
-      return v.get<double>();
-    };
-    PlanAccuracy acc;
-    acc.max_rel_error = number("max_rel_error");
-    acc.calibration = read_string(a, "calibration", file, "accuracy");
-    acc.verified_error = number("verified_error");
-    acc.proxy_error = number("proxy_error");
-    acc.rounds = static_cast<int64_t>(number("rounds"));
-    plan.accuracy = acc;
-  }
-  if (j.contains("optimality")) {
-    const auto& b = j["optimality"];
-    auto number = [&](const char* k) {
-      const auto& v = field(b, k, file, "optimality");
-      if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e300)
-        throw UserError(file, std::string("optimality.") + k, "expected a non-negative number");
-      return v.get<double>();
-    };
-    PlanOptimality opt;
-    opt.fallback = read_string(b, "fallback", file, "optimality");
-    opt.lower_bound = Cost::value(number("lower_bound"));
-    opt.gap = Cost::value(number("gap"));
-    opt.memory_budget = size_t(std::min(number("memory_budget_mb"), 1e12)) << 20;
-    plan.optimality = opt;
-  }
+}
+
+PlanMachine read_tuned_on(const nlohmann::json& m, const std::string& file) {
+  const auto& threads = field(m, "threads", file, "tuned_on");
+  if (!threads.is_number_integer() || threads.get<int64_t>() < 1 || threads.get<int64_t>() > 1 << 20)
+    throw UserError(file, "tuned_on.threads", "expected a positive integer");
+  return PlanMachine{int(threads.get<int64_t>()), read_string(m, "cpu", file, "tuned_on"),
+                     read_string(m, "machine", file, "tuned_on")};
+}
+
+// "stats" is informative: a field of the wrong type is skipped, not an error.
+void read_stats(const nlohmann::json& s, SearchStats& stats) {
+  auto num = [&](const char* k, auto& out) {
+    using T = std::decay_t<decltype(out)>;
+    // Integer counts only from integers: get<int64_t> of 1e300 would be undefined behaviour.
+    if (s.contains(k) && (std::is_integral_v<T> ? s[k].is_number_integer() : s[k].is_number())) out = s[k].get<T>();
+  };
+  num("candidates", stats.candidates);
+  num("states", stats.states);
+  num("states_pushed", stats.states_pushed);
+  num("states_popped", stats.states_popped);
+  num("costed", stats.costed);
+  num("wholes", stats.wholes);
+  num("search_ms", stats.search_ms);
+  num("enumerate_ms", stats.enumerate_ms);
+  num("estimate_ms", stats.estimate_ms);
+  num("coalesce_ms", stats.coalesce_ms);
+}
+
+PlanAccuracy read_accuracy(const nlohmann::json& a, const std::string& file) {
+  auto number = [&](const char* k) {
+    const auto& v = field(a, k, file, "accuracy");
+    if (!v.is_number() || !(v.get<double>() >= 0)) throw UserError(file, std::string("accuracy.") + k, "expected a non-negative number");
+    return v.get<double>();
+  };
+  PlanAccuracy acc;
+  acc.max_rel_error = number("max_rel_error");
+  acc.calibration = read_string(a, "calibration", file, "accuracy");
+  acc.verified_error = number("verified_error");
+  acc.proxy_error = number("proxy_error");
+  acc.rounds = static_cast<int64_t>(number("rounds"));
+  return acc;
+}
+
+PlanOptimality read_optimality(const nlohmann::json& b, const std::string& file) {
+  auto number = [&](const char* k) {
+    const auto& v = field(b, k, file, "optimality");
+    if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e300)
+      throw UserError(file, std::string("optimality.") + k, "expected a non-negative number");
+    return v.get<double>();
+  };
+  PlanOptimality opt;
+  opt.fallback = read_string(b, "fallback", file, "optimality");
+  opt.lower_bound = Cost::value(number("lower_bound"));
+  opt.gap = Cost::value(number("gap"));
+  opt.memory_budget = size_t(std::min(number("memory_budget_mb"), 1e12)) << 20;
+  return opt;
+}
+
+// The optional sections after the partitions: boundaries, verification, steering, machine, statistics.
+void read_plan_sections(const nlohmann::json& j, const PlanSource& src, Plan& plan) {
+  const std::string& file = src.file;
+  if (j.contains("boundaries")) read_boundaries(j["boundaries"], src, plan);
+  if (j.contains("verified")) read_verified(j["verified"], file, plan);
+  if (j.contains("steering")) read_steering(j["steering"], src, plan);
+  if (j.contains("tuned_on")) plan.tuned_on = read_tuned_on(j["tuned_on"], file);
+  if (j.contains("stats") && j["stats"].is_object()) read_stats(j["stats"], plan.stats);
+  if (j.contains("accuracy")) plan.accuracy = read_accuracy(j["accuracy"], file);
+  if (j.contains("optimality")) plan.optimality = read_optimality(j["optimality"], file);
+}
+
+}  // namespace
+
+Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  check_plan_format(j, file);
+  const PlanSource src(file, graph);
+  Plan plan;
+  read_plan_header(j, src, plan);
+  read_partitions(j, src, plan);
+  read_plan_sections(j, src, plan);
   return plan;
 }
 
