@@ -98,13 +98,11 @@ void BM_compile(benchmark::State& state, const std::string& backend) {
 
 BENCHMARK_CAPTURE(BM_conv, ref, std::string("ref"))->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 BENCHMARK_CAPTURE(BM_conv, onednn, std::string("onednn"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_conv, eigen, std::string("eigen"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_conv, blas, std::string("blas"))->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_matmul, ref, std::string("ref"))->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_matmul, onednn, std::string("onednn"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_matmul, eigen, std::string("eigen"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_matmul, blas, std::string("blas"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_compile, onednn, std::string("onednn"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_compile, eigen, std::string("eigen"))->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

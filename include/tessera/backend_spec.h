@@ -57,9 +57,9 @@ BackendSpec parse_backend_spec(const std::string& json_text, const std::string& 
 // Reads and parses a spec file; an unreadable file is a UserError.
 BackendSpec load_backend_spec(const std::string& path);
 
-// Built-in backend names, sorted: one per spec compiled in (data/backends/*.json), so a new
-// built-in backend is its spec file, plus its compiler's line in make_backend_compiler
-// (src/backends/compilers/compilers.cc) when it runs here.
+// Built-in backend names, sorted: one per spec compiled in (data/backends/*.json and
+// src/backends/<name>/*.json). One that runs here also has a registration
+// (src/backends/registered_backends.inc: its compiler, precision and op table).
 const std::vector<std::string>& builtin_backend_names();
 bool is_builtin_backend(const std::string& name);
 // The built-in spec; throws UserError if `name` is not built in.

@@ -55,6 +55,8 @@
 
 namespace tessera {
 
+struct BackendRegistration;   // backend_registration.h
+
 // An executable function: built once by BackendCompiler::compile, run many times.
 class CompiledFunction {
  public:
@@ -100,10 +102,11 @@ class BackendCompiler {
   // The compiler and library versions ("tessera-onednn 1; oneDNN 2.6.3"): part of a measured
   // cost's key, so a library upgrade invalidates old measurements.
   virtual std::string version() const = 0;
-  // The arithmetic it computes in: "f32" for exact-as-fp32 backends; a precision variant says
-  // what it rounds to ("bf16" for onednn_bf16). Measurements of a variant also measure its
-  // error against ref, and an accuracy budget (src/search/accuracy_budget.h) limits its use.
-  virtual std::string precision() const { return "f32"; }
+  // The arithmetic it computes in, from its registration: "f32" for exact-as-fp32 backends; a
+  // precision variant says what it rounds to ("bf16" for onednn_bf16); "f32" for a compiler
+  // without one (a test's). Measurements of a variant also measure its error against ref, and an
+  // accuracy budget (src/search/accuracy_budget.h) limits its use.
+  std::string precision() const;
   // Whether it takes f16/bf16 functions by computing them in f32: compile() then builds the f32
   // function and converts parameters and results on each call (src/backends/compilers/
   // half_widening.h), so the conversions are part of what a measurement times. True for every
@@ -111,13 +114,17 @@ class BackendCompiler {
   // "dtypes" lists f16 and bf16 (backend_spec.h).
   virtual bool widens_half() const { return true; }
 
-  // The boundary layout of its 4-D activations when it chooses: its built-in spec's
-  // BackendSpec::boundary_layout (nhwc for onednn and xnnpack), the one place that fact is written;
-  // plain for a compiler without a built-in spec (a test's).
+  // The boundary layout of its 4-D activations when it chooses: its registration's spec's
+  // "boundary_layout" (nhwc for onednn and xnnpack), the one place that fact is written; plain for
+  // a compiler without a registration (a test's).
   Layout native_layout() const;
+  // The registration it was made from (make_backend_compiler), or nullptr (a test's compiler, or
+  // one made by a backend's own factory).
+  const BackendRegistration* registration() const { return registration_; }
   // Compiles `fn` with its boundary in `layouts` (empty: all plain); throws KernelUnsupported when
-  // this backend cannot take it (see header), UserError-free: a layouts vector of the wrong size
-  // or a non-plain layout on a value that is not layout-sensitive is a KernelError.
+  // this backend cannot take it (see header), first for a node whose op is not in its
+  // registration's op table. UserError-free: a layouts vector of the wrong size or a non-plain
+  // layout on a value that is not layout-sensitive is a KernelError.
   std::unique_ptr<CompiledFunction> compile(const Graph& fn, const BoundaryLayouts& layouts = {}) const;
 
  protected:
@@ -125,12 +132,16 @@ class BackendCompiler {
   // Backends whose native_layout() is not plain override this one; the default takes all-plain
   // layouts only (and calls compile_impl(fn)).
   virtual std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn, const BoundaryLayouts& layouts) const;
+
+ private:
+  friend std::unique_ptr<BackendCompiler> make_backend_compiler(const std::string& name);
+  const BackendRegistration* registration_ = nullptr;
 };
 
-// The compiler of a built-in real backend: "ref", "onednn", "eigen", "blas". Throws UserError for
-// any other name. (Library tessera_compilers, src/backends/compilers/.)
+// The compiler of a registered real backend (backend_registration.h), carrying its registration.
+// Throws UserError for any other name. (Library tessera_compilers, src/backends/compilers/.)
 std::unique_ptr<BackendCompiler> make_backend_compiler(const std::string& name);
-// The names make_backend_compiler accepts, sorted.
+// The names make_backend_compiler accepts: the registered backends, sorted.
 std::vector<std::string> backend_compiler_names();
 
 // Sets the thread count of OpenMP (and so oneDNN), OpenBLAS, XNNPACK's pthreadpool and TBB (a global_control held until

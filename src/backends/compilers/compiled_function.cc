@@ -1,9 +1,10 @@
 // CompiledFunction's signature check (see tessera/backend_compiler.h).
 #include <string>
 
+#include "backends/compilers/backend_compiler.h"
+#include "backends/compilers/backend_registration.h"
 #include "backends/compilers/half_widening.h"
 #include "backends/compilers/openmp_park.h"
-#include "backends/compilers/backend_compiler.h"
 
 namespace tessera {
 
@@ -30,6 +31,11 @@ void CompiledFunction::run(std::span<const ConstTensorView> inputs, std::span<co
 }
 
 std::unique_ptr<CompiledFunction> BackendCompiler::compile(const Graph& fn, const BoundaryLayouts& layouts) const {
+  if (registration_)
+    for (const Node& node : fn.nodes)
+      if (!registration_->ops.builds(node.op))
+        throw KernelUnsupported(name() + ": node '" + node.name + "' (" + node.op + "): not in " + name() +
+                                "'s op table (src/backends/registered_backends.inc)");
   BoundaryLayouts full = layouts;
   if (full.inputs.empty()) full.inputs.assign(fn.inputs.size(), Layout::plain);
   if (full.outputs.empty()) full.outputs.assign(fn.outputs.size(), Layout::plain);

@@ -1,48 +1,52 @@
-// make_backend_compiler: the built-in real backends by name (see tessera/backend_compiler.h).
-#include <functional>
-#include <map>
+// The registered real backends (src/backends/registered_backends.inc) and make_backend_compiler.
+#include <algorithm>
 
-#include "backends/blas/blas_compiler.h"
-#include "backends/compilers/ref_compiler.h"
-#include "backends/eigen/eigen_compiler.h"
-#include "backends/halide/halide_compiler.h"
-#include "backends/onednn/onednn_compiler.h"
-#include "backends/xnnpack/xnnpack_compiler.h"
+#include "backends/compilers/backend_compiler.h"
+#include "backends/compilers/backend_registration.h"
 #include "tessera/error.h"
 
 namespace tessera {
-namespace {
 
-using Factory = std::unique_ptr<BackendCompiler> (*)();
+#define TESSERA_BACKEND(name) const BackendRegistration& name##_backend();
+#include "backends/registered_backends.inc"
+#undef TESSERA_BACKEND
 
-const std::map<std::string, Factory>& factories() {
-  static const std::map<std::string, Factory> table = {
-      {"blas", &make_blas_compiler},
-      {"eigen", &make_eigen_compiler},
-      {"halide", &make_halide_compiler},
-      {"onednn", &make_onednn_compiler},
-      {"onednn_bf16", &make_onednn_bf16_compiler},
-      {"ref", &make_ref_compiler},
-      {"xnnpack", &make_xnnpack_compiler},
-  };
-  return table;
+const std::vector<const BackendRegistration*>& backend_registrations() {
+  static const std::vector<const BackendRegistration*> all = [] {
+    std::vector<const BackendRegistration*> r = {
+#define TESSERA_BACKEND(name) &name##_backend(),
+#include "backends/registered_backends.inc"
+#undef TESSERA_BACKEND
+    };
+    std::sort(r.begin(), r.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+    return r;
+  }();
+  return all;
 }
 
-}  // namespace
+const BackendRegistration* find_backend_registration(std::string_view name) {
+  for (const BackendRegistration* r : backend_registrations())
+    if (r->name == name) return r;
+  return nullptr;
+}
 
 std::unique_ptr<BackendCompiler> make_backend_compiler(const std::string& name) {
-  auto it = factories().find(name);
-  if (it == factories().end()) {
+  const BackendRegistration* registration = find_backend_registration(name);
+  if (!registration) {
     std::string known;
-    for (const auto& [n, f] : factories()) known += (known.empty() ? "" : ", ") + n;
+    for (const BackendRegistration* r : backend_registrations()) known += (known.empty() ? "" : ", ") + r->name;
     throw UserError("backend '" + name + "' has no compiler here (real backends: " + known + ")");
   }
-  return it->second();
+  std::unique_ptr<BackendCompiler> compiler = registration->make_compiler();
+  TESSERA_CHECK(compiler->name() == registration->name,
+                "backend '" + name + "' registers a compiler named '" + compiler->name() + "'");
+  compiler->registration_ = registration;
+  return compiler;
 }
 
 std::vector<std::string> backend_compiler_names() {
   std::vector<std::string> names;
-  for (const auto& [n, f] : factories()) names.push_back(n);
+  for (const BackendRegistration* r : backend_registrations()) names.push_back(r->name);
   return names;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/compilers/backend_registration.h"
 #include "backends/compilers/function_frame.h"
 #include "backends/ref/ref_kernels.h"
 
@@ -69,5 +70,16 @@ class RefCompiler final : public BackendCompiler {
 }  // namespace
 
 std::unique_ptr<BackendCompiler> make_ref_compiler() { return std::make_unique<RefCompiler>(); }
+
+// ref's registration (backend_registration.h): its op table is its kernel registry's ops.
+const BackendRegistration& ref_backend() {
+  static const BackendRegistration r{
+      .name = "ref",
+      .make_compiler = &make_ref_compiler,
+      .precision = "f32",
+      .ops = ref_registry().ops(),
+  };
+  return r;
+}
 
 }  // namespace tessera

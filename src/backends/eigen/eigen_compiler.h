@@ -6,9 +6,9 @@
 //
 // Nodes are taken in order; an elementwise node joins the open program when its output has the
 // program's shape, otherwise (or after any other op) the program is closed and a new step starts.
-// A value computed inside a program is stored only when something outside it reads it. Conv
-// (im2col + GEMM), reductions and softmax are steps of their own (eigen_kernels.h). An op with no
-// eigen kernel is KernelUnsupported.
+// A value computed inside a program is stored only when something outside it reads it.
+// Reductions and softmax are steps of their own (eigen_kernels.h). An op outside its op table
+// (eigen_registration.cc, the ops its spec offers) is KernelUnsupported.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// The eigen backend's GEMM, conv, reduction and softmax steps (see eigen_kernels.h).
+// The eigen backend's GEMM, reduction and softmax steps (see eigen_kernels.h).
 #include "backends/eigen/eigen_kernels.h"
 
 #include <Eigen/Core>
@@ -52,82 +52,10 @@ class GemmStep final : public Step {
   std::vector<int64_t> c_strides_;
 };
 
-// Conv2D: per image and group, col[C/g*kh*kw, OH*OW] = im2col(x); y_g = W_g * col (+ bias).
-class ConvStep final : public Step {
- public:
-  ConvStep(const Graph& fn, const Node& node) : x_(node.inputs[0]), w_(node.inputs[1]), y_(node.outputs[0]) {
-    if (node.inputs.size() > 2) b_ = node.inputs[2];
-    const Shape &xs = fn.value(x_).type.shape, &ws = fn.value(w_).type.shape, &ys = fn.value(y_).type.shape;
-    if (xs.size() != 4) unsupported(node, "only 2-D convolution");
-    for (ValueId v : {x_, w_, y_})
-      if (fn.value(v).type.dtype != DType::f32) unsupported(node, "only f32");
-    N_ = xs[0]; C_ = xs[1]; H_ = xs[2]; W_ = xs[3];
-    O_ = ys[1]; OH_ = ys[2]; OW_ = ys[3]; KH_ = ws[2]; KW_ = ws[3];
-    g_ = attr_int(node.attrs, "group", 1);
-    const auto st = attr_ints(node.attrs, "strides", {1, 1}), dl = attr_ints(node.attrs, "dilations", {1, 1});
-    const auto pads = attr_ints(node.attrs, "pads", {0, 0, 0, 0});
-    const std::string auto_pad = attr_string(node.attrs, "auto_pad", "NOTSET");
-    SH_ = st[0]; SW_ = st[1]; DH_ = dl[0]; DW_ = dl[1];
-    auto pad_begin = [&](int i, int64_t in, int64_t out, int64_t k) -> int64_t {
-      const int64_t total = std::max<int64_t>(0, (out - 1) * st[static_cast<size_t>(i)] + (k - 1) * dl[static_cast<size_t>(i)] + 1 - in);
-      if (auto_pad == "SAME_UPPER") return total / 2;
-      if (auto_pad == "SAME_LOWER") return total - total / 2;
-      if (auto_pad == "VALID") return 0;
-      return pads[static_cast<size_t>(i)];
-    };
-    PH_ = pad_begin(0, H_, OH_, KH_);
-    PW_ = pad_begin(1, W_, OW_, KW_);
-    direct_ = KH_ == 1 && KW_ == 1 && SH_ == 1 && SW_ == 1 && PH_ == 0 && PW_ == 0 && OH_ == H_ && OW_ == W_;
-    if (!direct_) col_.resize(static_cast<size_t>((C_ / g_) * KH_ * KW_ * OH_ * OW_));
-  }
-  size_t scratch_bytes() const override { return col_.size() * sizeof(float); }
-  void run(const FunctionFrame& f) override {
-    const float *x = f.cf32(x_), *w = f.cf32(w_);
-    float* y = f.f32(y_);
-    const int64_t Cg = C_ / g_, Og = O_ / g_, P = OH_ * OW_, Kc = Cg * KH_ * KW_;
-    for (int64_t n = 0; n < N_; ++n)
-      for (int64_t g = 0; g < g_; ++g) {
-        const float* xg = x + (n * C_ + g * Cg) * H_ * W_;
-        const float* col = direct_ ? xg : im2col(xg, Cg);
-        Map Y(y + (n * O_ + g * Og) * P, Og, P);
-        Y.noalias() = MapC(w + g * Og * Kc, Og, Kc) * MapC(col, Kc, P);
-        if (b_ != kNoValue) Y.colwise() += Eigen::Map<const Eigen::VectorXf>(f.cf32(b_) + g * Og, Og);
-      }
-  }
-
- private:
-  const float* im2col(const float* x, int64_t Cg) {
-    float* col = col_.data();
-    for (int64_t c = 0; c < Cg; ++c)
-      for (int64_t kh = 0; kh < KH_; ++kh)
-        for (int64_t kw = 0; kw < KW_; ++kw) {
-          float* row = col + ((c * KH_ + kh) * KW_ + kw) * OH_ * OW_;
-          for (int64_t oh = 0; oh < OH_; ++oh) {
-            const int64_t ih = oh * SH_ - PH_ + kh * DH_;
-            float* r = row + oh * OW_;
-            if (ih < 0 || ih >= H_) {
-              std::fill(r, r + OW_, 0.0f);
-              continue;
-            }
-            const float* xr = x + (c * H_ + ih) * W_;
-            for (int64_t ow = 0; ow < OW_; ++ow) {
-              const int64_t iw = ow * SW_ - PW_ + kw * DW_;
-              r[ow] = iw >= 0 && iw < W_ ? xr[iw] : 0.0f;
-            }
-          }
-        }
-    return col;
-  }
-  ValueId x_, w_, y_, b_ = kNoValue;
-  int64_t N_, C_, H_, W_, O_, OH_, OW_, KH_, KW_, g_, SH_, SW_, DH_, DW_, PH_, PW_;
-  bool direct_;
-  std::vector<float> col_;
-};
-
 // x viewed as [outer, n, inner]: reduce over n (ReduceSum/Mean/Max), or softmax along n.
 class AxisStep final : public Step {
  public:
-  enum Kind { Sum, Mean, Max, Softmax, LogSoftmax };
+  enum Kind { Sum, Mean, Max, Softmax };
   AxisStep(Kind k, ValueId x, ValueId y, int64_t outer, int64_t n, int64_t inner)
       : kind_(k), x_(x), y_(y), outer_(outer), n_(n), inner_(inner) {}
   void run(const FunctionFrame& f) override {
@@ -135,7 +63,7 @@ class AxisStep final : public Step {
     float* y = f.f32(y_);
     for (int64_t o = 0; o < outer_; ++o) {
       const float* xo = x + o * n_ * inner_;
-      if (kind_ >= Softmax) {
+      if (kind_ == Softmax) {
         softmax(xo, y + o * n_ * inner_);
         continue;
       }
@@ -157,13 +85,8 @@ class AxisStep final : public Step {
       for (int64_t r = 0; r < n_; ++r) m = std::max(m, x[r * inner_ + i]);
       float s = 0.0f;
       for (int64_t r = 0; r < n_; ++r) s += (y[r * inner_ + i] = std::exp(x[r * inner_ + i] - m));
-      if (kind_ == LogSoftmax) {
-        const float ls = std::log(s);
-        for (int64_t r = 0; r < n_; ++r) y[r * inner_ + i] = x[r * inner_ + i] - m - ls;
-      } else {
-        const float inv = 1.0f / s;
-        for (int64_t r = 0; r < n_; ++r) y[r * inner_ + i] *= inv;
-      }
+      const float inv = 1.0f / s;
+      for (int64_t r = 0; r < n_; ++r) y[r * inner_ + i] *= inv;
     }
   }
   Kind kind_;
@@ -181,8 +104,8 @@ std::unique_ptr<Step> make_axis_step(const Graph& fn, const Node& node) {
     return p;
   };
   const ValueId x = node.inputs[0], y = node.outputs[0];
-  if (node.op == "Softmax" || node.op == "LogSoftmax") {
-    const auto kind = node.op == "Softmax" ? AxisStep::Softmax : AxisStep::LogSoftmax;
+  if (node.op == "Softmax") {
+    const auto kind = AxisStep::Softmax;
     int64_t axis = attr_int(node.attrs, "axis", fn.opset >= 13 ? -1 : 1);
     if (axis < 0) axis += rank;
     if (fn.opset < 13) return std::make_unique<AxisStep>(kind, x, y, prod(0, axis), prod(axis, rank), 1);
@@ -211,9 +134,7 @@ std::unique_ptr<Step> make_axis_step(const Graph& fn, const Node& node) {
 
 std::unique_ptr<Step> make_step(const Graph& fn, const Node& node) {
   if (node.op == "MatMul" || node.op == "Gemm") return std::make_unique<GemmStep>(fn, node);
-  if (node.op == "Conv") return std::make_unique<ConvStep>(fn, node);
-  if (node.op == "ReduceSum" || node.op == "ReduceMean" || node.op == "ReduceMax" || node.op == "Softmax" ||
-      node.op == "LogSoftmax")
+  if (node.op == "ReduceSum" || node.op == "ReduceMean" || node.op == "ReduceMax" || node.op == "Softmax")
     return make_axis_step(fn, node);
   unsupported(node, "no eigen kernel for this op");
 }

@@ -1,5 +1,5 @@
-// The eigen backend's non-elementwise steps: GEMM (MatMul/Gemm), convolution as im2col + GEMM,
-// reductions over a contiguous axis range, and softmax. Each is built once from its node (shapes
+// The eigen backend's non-elementwise steps: GEMM (MatMul/Gemm), reductions over a contiguous
+// axis range, and softmax. Each is built once from its node (shapes
 // resolved, attributes read) and run over a FunctionFrame; GEMMs go through Eigen::Map products,
 // which use OpenMP threads when the library is built with -fopenmp.
 #pragma once
@@ -20,7 +20,7 @@ class Step {
   virtual size_t scratch_bytes() const { return 0; }
 };
 
-// For MatMul/Gemm, Conv, ReduceSum/ReduceMean/ReduceMax, Softmax/LogSoftmax; throws
+// For MatMul/Gemm, ReduceSum/ReduceMean/ReduceMax, Softmax; throws
 // KernelUnsupported for other ops or attributes it does not implement.
 std::unique_ptr<Step> make_step(const Graph& fn, const Node& node);
 

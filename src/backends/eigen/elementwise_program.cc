@@ -34,8 +34,7 @@ std::optional<EOp> elementwise_op(const std::string& op) {
       {"Relu", EOp::Relu}, {"Abs", EOp::Abs}, {"Neg", EOp::Neg}, {"Sqrt", EOp::Sqrt},
       {"Reciprocal", EOp::Reciprocal}, {"Sigmoid", EOp::Sigmoid}, {"Tanh", EOp::Tanh}, {"Exp", EOp::Exp},
       {"Log", EOp::Log}, {"Erf", EOp::Erf}, {"Clip", EOp::Clip}, {"LeakyRelu", EOp::LeakyRelu},
-      {"Elu", EOp::Elu}, {"HardSigmoid", EOp::HardSigmoid}, {"HardSwish", EOp::HardSwish},
-      {"Softplus", EOp::Softplus}, {"Add", EOp::Add}, {"Sub", EOp::Sub}, {"Mul", EOp::Mul},
+      {"Add", EOp::Add}, {"Sub", EOp::Sub}, {"Mul", EOp::Mul},
       {"Div", EOp::Div}, {"Pow", EOp::Pow}, {"Max", EOp::Max}, {"Min", EOp::Min}};
   auto it = table.find(op);
   return it == table.end() ? std::nullopt : std::optional<EOp>(it->second);
@@ -70,11 +69,6 @@ void ElementwiseProgram::add(const Graph& fn, const Node& node) {
       in.p1 = node.inputs.size() > 2 ? scalar_constant(fn, node, 2, FLT_MAX) : static_cast<float>(attr_float(a, "max", FLT_MAX));
       break;
     case EOp::LeakyRelu: in.p0 = static_cast<float>(attr_float(a, "alpha", 0.01)); break;
-    case EOp::Elu: in.p0 = static_cast<float>(attr_float(a, "alpha", 1.0)); break;
-    case EOp::HardSigmoid:
-      in.p0 = static_cast<float>(attr_float(a, "alpha", 0.2));
-      in.p1 = static_cast<float>(attr_float(a, "beta", 0.5));
-      break;
     default: break;
   }
   in.dst = num_regs_++;
@@ -157,14 +151,6 @@ void ElementwiseProgram::run_block(const FunctionFrame& frame, int64_t base, int
       case EOp::Erf: for (int64_t j = 0; j < len; ++j) d[j] = std::erf(x[j]); break;
       case EOp::Clip: for (int64_t j = 0; j < len; ++j) d[j] = std::min(std::max(x[j], p0), p1); break;
       case EOp::LeakyRelu: for (int64_t j = 0; j < len; ++j) d[j] = x[j] >= 0.0f ? x[j] : p0 * x[j]; break;
-      case EOp::Elu: for (int64_t j = 0; j < len; ++j) d[j] = x[j] >= 0.0f ? x[j] : p0 * (std::exp(x[j]) - 1.0f); break;
-      case EOp::HardSigmoid:
-        for (int64_t j = 0; j < len; ++j) d[j] = std::min(1.0f, std::max(0.0f, p0 * x[j] + p1));
-        break;
-      case EOp::HardSwish:
-        for (int64_t j = 0; j < len; ++j) d[j] = x[j] * std::min(1.0f, std::max(0.0f, x[j] / 6.0f + 0.5f));
-        break;
-      case EOp::Softplus: for (int64_t j = 0; j < len; ++j) d[j] = std::log1p(std::exp(x[j])); break;
       case EOp::Add: for (int64_t j = 0; j < len; ++j) d[j] = x[j] + y[j]; break;
       case EOp::Sub: for (int64_t j = 0; j < len; ++j) d[j] = x[j] - y[j]; break;
       case EOp::Mul: for (int64_t j = 0; j < len; ++j) d[j] = x[j] * y[j]; break;

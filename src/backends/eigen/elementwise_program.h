@@ -24,8 +24,7 @@
 namespace tessera::eigen {
 
 enum class EOp : uint8_t {
-  Relu, Abs, Neg, Sqrt, Reciprocal, Sigmoid, Tanh, Exp, Log, Erf, Clip, LeakyRelu, Elu, HardSigmoid, HardSwish,
-  Softplus, Add, Sub, Mul, Div, Pow, Max, Min
+  Relu, Abs, Neg, Sqrt, Reciprocal, Sigmoid, Tanh, Exp, Log, Erf, Clip, LeakyRelu, Add, Sub, Mul, Div, Pow, Max, Min
 };
 
 // The op of an elementwise/broadcast node this backend can fuse, or nullopt.

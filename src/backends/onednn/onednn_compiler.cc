@@ -14,7 +14,6 @@ class OnednnCompiler final : public BackendCompiler {
   explicit OnednnCompiler(onednn::Precision precision)
       : precision_(precision), engine_(dnnl::engine::kind::cpu, 0) {}
   std::string name() const override { return precision_ == onednn::Precision::bf16 ? "onednn_bf16" : "onednn"; }
-  std::string precision() const override { return precision_ == onednn::Precision::bf16 ? "bf16" : "f32"; }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
     return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 18; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +

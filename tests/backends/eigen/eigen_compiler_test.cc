@@ -1,4 +1,4 @@
-// eigen compiled functions against ref: GEMMs, im2col conv, fused elementwise programs, reductions.
+// eigen compiled functions against ref: GEMMs, fused elementwise programs, reductions.
 #include "backends/compilers/function_builder.h"
 
 using namespace tessera;
@@ -21,19 +21,6 @@ TEST_CASE("eigen: batched MatMul with broadcast, 1-D operands, Gemm with transpo
       g.output(g.node("Gemm", {A, B, C}, {6, 5}, {{"transA", ta}, {"transB", tb}, {"alpha", 0.5}, {"beta", 2.0}}));
       check_against_ref("eigen", g.g);
     }
-}
-
-TEST_CASE("eigen: Conv via im2col with groups, pads, strides, dilations; 1x1 and depthwise") {
-  FunctionBuilder b;
-  const ValueId x = b.input("x", {2, 6, 10, 9}), w = b.input("w", {4, 3, 3, 3}), bias = b.input("bias", {4});
-  // OH = (10 + 1 + 1 - 5) / 2 + 1 = 4, OW = (9 + 0 + 2 - 5) / 2 + 1 = 4
-  b.output(b.node("Conv", {x, w, bias}, {2, 4, 4, 4},
-                  {{"group", int64_t{2}}, {"strides", I{2, 2}}, {"pads", I{1, 0, 1, 2}}, {"dilations", I{2, 2}}}));
-  const ValueId w1 = b.input("w1", {5, 6, 1, 1});
-  b.output(b.node("Conv", {x, w1}, {2, 5, 10, 9}));
-  const ValueId wd = b.input("wd", {6, 1, 3, 3});
-  b.output(b.node("Conv", {x, wd}, {2, 6, 10, 9}, {{"group", int64_t{6}}, {"auto_pad", std::string("SAME_UPPER")}}));
-  check_against_ref("eigen", b.g);
 }
 
 TEST_CASE("eigen: a fused chain with broadcasts, a tapped value and a GELU built from Erf") {
