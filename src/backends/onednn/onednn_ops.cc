@@ -54,104 +54,133 @@ ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, c
   return geo;
 }
 
+// A convolution: its operands, then a forward convolution (algorithm and layouts tried best
+// first) or a deconvolution.
 void OnednnProgram::build_conv(size_t n, bool transposed) {
+  const ConvOperands c = conv_operands(n, transposed);
+  if (transposed) build_deconv(n, c);
+  else build_forward_conv(n, c);
+}
+
+ConvOperands OnednnProgram::conv_operands(size_t n, bool transposed) {
   const Node& node = fn_.nodes[n];
-  const ValueId x = node.inputs[0], w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const Shape &xs = fn_.value(x).type.shape, &ws = fn_.value(w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+  ConvOperands c;
+  c.x = node.inputs[0];
+  c.w = node.inputs[1];
+  c.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const Shape &xs = fn_.value(c.x).type.shape, &ws = fn_.value(c.w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
   if (xs.size() < 3 || xs.size() > 5) unsupported(node, "only 1-D, 2-D and 3-D convolutions");
-  const size_t sp = xs.size() - 2;
-  const ConvGeometry geo = conv_geometry(node, xs, ws, ys, transposed);
-  const int64_t g = geo.groups, O = ys[1];
-  const Dims &st = geo.st, &dl = geo.dl, &pl = geo.pl, &pr = geo.pr, &k = geo.k, &wdims = geo.wdims, &wstrides = geo.wstrides;
-  const memory::desc user_w(wdims, f32, wstrides);
-  const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end());
-  const bool has_bias = b != kNoValue;
-  const memory::desc bias_md = plain_md({O});
+  c.sp = xs.size() - 2;
+  c.geo = conv_geometry(node, xs, ws, ys, transposed);
+  c.O = ys[1];
+  c.user_w = memory::desc(c.geo.wdims, f32, c.geo.wstrides);
+  c.xd = Dims(xs.begin(), xs.end());
+  c.yd = Dims(ys.begin(), ys.end());
+  c.has_bias = c.b != kNoValue;
+  c.bias_md = plain_md({c.O});
+  c.ct = compute_type();
+  if (c.ct != f32) computes_in_bf16_ = true;
+  return c;
+}
+
+std::vector<ConvTry> OnednnProgram::conv_tries(size_t n, const ConvOperands& c) {
+  const int64_t g = c.geo.groups;
+  const memory::data_type ct = c.ct;
+  // A dense 3x3 stride-1 f32 convolution runs Winograd's algorithm where oneDNN has a kernel for
+  // it (F(2x2,3x3) and F(4x4,3x3), AVX-512 CPUs): fewer multiplications per output, 1.5-2.2x
+  // faster than its direct kernels on resnet18's 3x3 layers at batch 1 on a Zen 4 (docs/backends.md),
+  // and relative errors of the same order (5e-7 on resnet18's output against ref). oneDNN's own
+  // choice, convolution_auto, keeps direct below batch 16. Elsewhere, and where oneDNN declines
+  // Winograd (AVX2 CPUs, other shapes, a post-op it cannot take), the direct algorithm.
+  const bool winograd =
+      c.sp == 2 && g == 1 && ct == f32 && c.geo.k == Dims{3, 3} && c.geo.st == Dims{1, 1} && c.geo.dl == Dims{0, 0};
+  // A source already in channel blocks (a Winograd conv's output, or what follows one) keeps
+  // them: the conv reads and writes that blocking where oneDNN has a kernel for it, instead of
+  // format any, under which a 1x1 or strided conv picks nhwc and a reorder goes in front of it
+  // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
+  // (docs/backends.md), and a chain of convs then crosses no layout.
+  std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(c.x).get_desc(), c.xd) : std::nullopt;
+  // Only the CPU's own block size is kept. Blocks of 8 on an AVX-512 CPU come from a conv that
+  // chose them under format any (a grouped conv with 8 channels per group); kept, they pull the
+  // convs after it onto oneDNN's AVX2 kernels (resnext50_32x4d's 1x1 convs at 16x16: jit_1x1:avx2
+  // 0.59 ms in blocks of 8, brgconv_1x1:avx512_core 0.31 ms in nhwc, behind a 0.05 ms reorder).
+  if (blocks && avx512_blocks() && *blocks != tag::aBcd16b) blocks.reset();
+  // Where blocks start (onednn_blocks.cc): at a depthwise conv whose blocks would last, and in
+  // the conv in front of it, which writes them from a source in format any. Single-oneDNN plans,
+  // 1 thread, Zen 4 (docs/backends.md): mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0
+  // 14.1-15.2 -> 13.4-13.6 ms; networks without depthwise convs are unchanged.
+  if (!blocks && ct == f32 && avx512_blocks() && starts_blocks(n)) blocks = tag::aBcd16b;
+  const bool writes_blocks = !blocks && ct == f32 && avx512_blocks() && feeds_block_start(n);
+  // A grouped conv (not depthwise) between nhwc convs reads and writes nhwc itself. Under format
+  // any oneDNN picks the blocks of its group width (4 or 8 channels) and the conv pays a reorder
+  // in front and behind: ResNeXt's 32-group 3x3s, 0.04-0.11 ms each way at 128x32x32, for a
+  // kernel that runs about as fast in nhwc (0.096 against 0.099 ms; 52 against 42 us at the
+  // strided 256-channel one). See grouped_nhwc in onednn_blocks.cc.
+  const bool nhwc = !blocks && ct == f32 && grouped_nhwc(n) && value_mem(c.x).get_desc() == memory::desc(c.xd, f32, tag::nhwc);
+  // Winograd before direct, kept blocks (or nhwc) before format any; direct with any last
+  // (conv_pd's fallback, not listed).
+  std::vector<ConvTry> tries;
+  if (winograd && blocks) tries.push_back({algorithm::convolution_winograd, blocks, blocks});
+  if (winograd) tries.push_back({algorithm::convolution_winograd, std::nullopt, std::nullopt});
+  if (blocks) tries.push_back({algorithm::convolution_direct, blocks, blocks});
+  else if (writes_blocks) tries.push_back({algorithm::convolution_direct, std::nullopt, tag::aBcd16b});
+  if (nhwc) tries.push_back({algorithm::convolution_direct, tag::nhwc, tag::nhwc});
+  return tries;
+}
+
+dnnl::convolution_forward::primitive_desc OnednnProgram::conv_pd(const ConvOperands& c, const ConvTry& t,
+                                                                 const dnnl::primitive_attr& a) const {
+  const ConvGeometry& geo = c.geo;
+  const memory::desc src = t.src ? memory::desc(c.xd, f32, *t.src) : any_md(c.xd, c.ct);
+  const memory::desc dst = t.dst ? memory::desc(c.yd, f32, *t.dst) : any_md(c.yd);
+  auto d = c.has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, t.alg, src, any_md(geo.wdims, c.ct), c.bias_md,
+                                                        dst, geo.st, geo.dl, geo.pl, geo.pr)
+                      : dnnl::convolution_forward::desc(prop_kind::forward_inference, t.alg, src, any_md(geo.wdims, c.ct), dst,
+                                                        geo.st, geo.dl, geo.pl, geo.pr);
+  return dnnl::convolution_forward::primitive_desc(d, a, engine_);
+}
+
+void OnednnProgram::build_forward_conv(size_t n, const ConvOperands& c) {
+  const std::vector<ConvTry> tries = conv_tries(n, c);
   dnnl::primitive_attr attr;
-  const memory::data_type ct = compute_type();
-  if (ct != f32) computes_in_bf16_ = true;
-  if (!transposed) {
-    // A dense 3x3 stride-1 f32 convolution runs Winograd's algorithm where oneDNN has a kernel for
-    // it (F(2x2,3x3) and F(4x4,3x3), AVX-512 CPUs): fewer multiplications per output, 1.5-2.2x
-    // faster than its direct kernels on resnet18's 3x3 layers at batch 1 on a Zen 4 (docs/backends.md),
-    // and relative errors of the same order (5e-7 on resnet18's output against ref). oneDNN's own
-    // choice, convolution_auto, keeps direct below batch 16. Elsewhere, and where oneDNN declines
-    // Winograd (AVX2 CPUs, other shapes, a post-op it cannot take), the direct algorithm.
-    const bool winograd = sp == 2 && g == 1 && ct == f32 && k == Dims{3, 3} && st == Dims{1, 1} && dl == Dims{0, 0};
-    // A source already in channel blocks (a Winograd conv's output, or what follows one) keeps
-    // them: the conv reads and writes that blocking where oneDNN has a kernel for it, instead of
-    // format any, under which a 1x1 or strided conv picks nhwc and a reorder goes in front of it
-    // and behind it. oneDNN's blocked kernels run these shapes as fast as its nhwc ones
-    // (docs/backends.md), and a chain of convs then crosses no layout.
-    std::optional<tag> blocks = ct == f32 ? channel_blocks(value_mem(x).get_desc(), xd) : std::nullopt;
-    // Only the CPU's own block size is kept. Blocks of 8 on an AVX-512 CPU come from a conv that
-    // chose them under format any (a grouped conv with 8 channels per group); kept, they pull the
-    // convs after it onto oneDNN's AVX2 kernels (resnext50_32x4d's 1x1 convs at 16x16: jit_1x1:avx2
-    // 0.59 ms in blocks of 8, brgconv_1x1:avx512_core 0.31 ms in nhwc, behind a 0.05 ms reorder).
-    if (blocks && avx512_blocks() && *blocks != tag::aBcd16b) blocks.reset();
-    // Where blocks start (onednn_blocks.cc): at a depthwise conv whose blocks would last, and in
-    // the conv in front of it, which writes them from a source in format any. Single-oneDNN plans,
-    // 1 thread, Zen 4 (docs/backends.md): mobilenet_v2 8.42-8.48 -> 7.66-7.88 ms, efficientnet_b0
-    // 14.1-15.2 -> 13.4-13.6 ms; networks without depthwise convs are unchanged.
-    if (!blocks && ct == f32 && avx512_blocks() && starts_blocks(n)) blocks = tag::aBcd16b;
-    const bool writes_blocks = !blocks && ct == f32 && avx512_blocks() && feeds_block_start(n);
-    // A grouped conv (not depthwise) between nhwc convs reads and writes nhwc itself. Under format
-    // any oneDNN picks the blocks of its group width (4 or 8 channels) and the conv pays a reorder
-    // in front and behind: ResNeXt's 32-group 3x3s, 0.04-0.11 ms each way at 128x32x32, for a
-    // kernel that runs about as fast in nhwc (0.096 against 0.099 ms; 52 against 42 us at the
-    // strided 256-channel one). See grouped_nhwc in onednn_blocks.cc.
-    const bool nhwc = !blocks && ct == f32 && grouped_nhwc(n) && value_mem(x).get_desc() == memory::desc(xd, f32, tag::nhwc);
-    finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
-      auto make = [&](algorithm alg, std::optional<tag> src_tag, std::optional<tag> dst_tag) {
-        const memory::desc src = src_tag ? memory::desc(xd, f32, *src_tag) : any_md(xd, ct);
-        const memory::desc dst = dst_tag ? memory::desc(yd, f32, *dst_tag) : any_md(yd);
-        auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), bias_md, dst, st, dl, pl, pr)
-                          : dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, any_md(wdims, ct), dst, st, dl, pl, pr);
-        return dnnl::convolution_forward::primitive_desc(d, a, engine_);
-      };
-      // Winograd before direct, kept blocks (or nhwc) before format any; direct with any last.
-      struct Try { algorithm alg; std::optional<tag> src, dst; };
-      std::vector<Try> tries;
-      if (winograd && blocks) tries.push_back({algorithm::convolution_winograd, blocks, blocks});
-      if (winograd) tries.push_back({algorithm::convolution_winograd, std::nullopt, std::nullopt});
-      if (blocks) tries.push_back({algorithm::convolution_direct, blocks, blocks});
-      else if (writes_blocks) tries.push_back({algorithm::convolution_direct, std::nullopt, tag::aBcd16b});
-      if (nhwc) tries.push_back({algorithm::convolution_direct, tag::nhwc, tag::nhwc});
-      for (const Try& t : tries) try {
-          auto pd = make(t.alg, t.src, t.dst);
-          // A fixed layout only with a real kernel (oneDNN capped below AVX-512 would run ref:any).
-          if ((!t.src && !t.dst) || std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
-        } catch (const dnnl::error&) {   // no such kernel for this ISA, shape, layout or post-op
-        }
-      return make(algorithm::convolution_direct, std::nullopt, std::nullopt);
-    }, [&](const auto& pd) {
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
-                                           {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};
-      if (has_bias) args[DNNL_ARG_BIAS] = plain_mem(b, {O});
-      return args;
-    });
-  } else {
-    // Deconvolution's src and dst in nhwc, not `any`: with any, oneDNN 2.x picks channel blocks of
-    // 16 and its jit:avx512_core deconvolution, padding a 1-channel output to 16 (PaddleOCR det's
-    // last ConvTranspose, 24 -> 1 channels: 3.7 ms, and the Sigmoid after it falls to ref:any on
-    // the padded blocks, 21 ms); in nhwc it takes its brgemm-based kernel.
-    auto act_md = [&](const Dims& d, memory::data_type t) {
-      return sp == 2 ? memory::desc(d, t, tag::nhwc) : any_md(d, t);
-    };
-    finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
-      auto d = has_bias ? dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            act_md(xd, ct), any_md(wdims, ct), bias_md, act_md(yd, f32), st, dl, pl, pr)
+  finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
+    for (const ConvTry& t : tries) try {
+        auto pd = conv_pd(c, t, a);
+        // A fixed layout only with a real kernel (oneDNN capped below AVX-512 would run ref:any).
+        if ((!t.src && !t.dst) || std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
+      } catch (const dnnl::error&) {   // no such kernel for this ISA, shape, layout or post-op
+      }
+    return conv_pd(c, {algorithm::convolution_direct, std::nullopt, std::nullopt}, a);
+  }, [&](const auto& pd) { return conv_args(c, pd.src_desc(), pd.weights_desc()); });
+}
+
+void OnednnProgram::build_deconv(size_t n, const ConvOperands& c) {
+  const ConvGeometry& geo = c.geo;
+  // Deconvolution's src and dst in nhwc, not `any`: with any, oneDNN 2.x picks channel blocks of
+  // 16 and its jit:avx512_core deconvolution, padding a 1-channel output to 16 (PaddleOCR det's
+  // last ConvTranspose, 24 -> 1 channels: 3.7 ms, and the Sigmoid after it falls to ref:any on
+  // the padded blocks, 21 ms); in nhwc it takes its brgemm-based kernel.
+  auto act_md = [&](const Dims& d, memory::data_type t) {
+    return c.sp == 2 ? memory::desc(d, t, tag::nhwc) : any_md(d, t);
+  };
+  dnnl::primitive_attr attr;
+  finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {
+    auto d = c.has_bias ? dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
+                                                            act_md(c.xd, c.ct), any_md(geo.wdims, c.ct), c.bias_md,
+                                                            act_md(c.yd, f32), geo.st, geo.dl, geo.pl, geo.pr)
                         : dnnl::deconvolution_forward::desc(prop_kind::forward_inference, algorithm::deconvolution_direct,
-                                                            act_md(xd, ct), any_md(wdims, ct), act_md(yd, f32), st, dl, pl, pr);
-      return dnnl::deconvolution_forward::primitive_desc(d, a, engine_);
-    }, [&](const auto& pd) {
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(x, pd.src_desc())},
-                                           {DNNL_ARG_WEIGHTS, weights_mem(w, user_w, pd.weights_desc())}};
-      if (has_bias) args[DNNL_ARG_BIAS] = plain_mem(b, {O});
-      return args;
-    });
-  }
+                                                            act_md(c.xd, c.ct), any_md(geo.wdims, c.ct), act_md(c.yd, f32),
+                                                            geo.st, geo.dl, geo.pl, geo.pr);
+    return dnnl::deconvolution_forward::primitive_desc(d, a, engine_);
+  }, [&](const auto& pd) { return conv_args(c, pd.src_desc(), pd.weights_desc()); });
+}
+
+std::unordered_map<int, memory> OnednnProgram::conv_args(const ConvOperands& c, const memory::desc& src,
+                                                         const memory::desc& weights) {
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(c.x, src)},
+                                       {DNNL_ARG_WEIGHTS, weights_mem(c.w, c.user_w, weights)}};
+  if (c.has_bias) args[DNNL_ARG_BIAS] = plain_mem(c.b, {c.O});
+  return args;
 }
 
 void OnednnProgram::build_matmul(size_t n) {

@@ -57,6 +57,24 @@ struct ConvGeometry {
 };
 ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, const Shape& ys, bool transposed);
 
+// What every step of building a Conv/ConvTranspose reads (OnednnProgram::build_conv): its values,
+// dims, geometry, the ONNX weights as oneDNN sees them, and the type it computes in.
+struct ConvOperands {
+  ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  bool has_bias = false;
+  size_t sp = 0;    // spatial dims
+  int64_t O = 0;    // output channels
+  Dims xd, yd;
+  ConvGeometry geo;
+  memory::desc user_w, bias_md;
+  memory::data_type ct = memory::data_type::f32;
+};
+// One algorithm and fixed source/destination layouts (none: format any) a forward conv tries.
+struct ConvTry {
+  dnnl::algorithm alg;
+  std::optional<memory::format_tag> src, dst;
+};
+
 // Strides that show `to` over the bytes of dims `from` laid out with `from_strides`, without a
 // copy; none when the reshape needs one. numpy's rule: each run of old dims that is merged or
 // split must be one contiguous stretch (a channel split of nhwc [N,C,H,W] into [N,2,C/2,H,W] is;
@@ -133,6 +151,14 @@ class OnednnProgram {
 
   // --- one builder per op family (onednn_ops.cc) ---
   void build_conv(size_t n, bool transposed);
+  ConvOperands conv_operands(size_t n, bool transposed);
+  // The algorithms and layouts a forward conv tries, best first (the fallback, direct with format
+  // any, is conv_pd's caller's last resort).
+  std::vector<ConvTry> conv_tries(size_t n, const ConvOperands& c);
+  dnnl::convolution_forward::primitive_desc conv_pd(const ConvOperands& c, const ConvTry& t, const dnnl::primitive_attr& a) const;
+  void build_forward_conv(size_t n, const ConvOperands& c);
+  void build_deconv(size_t n, const ConvOperands& c);
+  std::unordered_map<int, memory> conv_args(const ConvOperands& c, const memory::desc& src, const memory::desc& weights);
   // Where channel blocks start (onednn_blocks.cc).
   // Whether channel blocks started at depthwise conv n would last: every path from its output,
   // through convs, pooling and elementwise ops (which keep blocks), reaches the next depthwise
