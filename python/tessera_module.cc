@@ -23,7 +23,8 @@
 // input's dtype; a wider dtype of the same kind (float64 for float32) is converted, others
 // (int32, bool, float16 for float32) are refused. Outputs are fresh arrays the session writes into directly (owned by Python).
 //
-// Errors: a UserError becomes tessera.Error with the CLI's one-line message; any other C++
+// Errors: a UserError becomes tessera.Error with the CLI's one-line message, the options it
+// mentions spelt as this module's keyword arguments (python_spelling); any other C++
 // exception too, prefixed "internal error: " as the CLI prints it. The GIL is released while
 // partitioning, tuning, compiling and running.
 #include <pybind11/numpy.h>
@@ -322,6 +323,21 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
 }
 
 }  // namespace
+// An option mention (tessera/error.h) as Python writes it: the keyword argument, with its
+// bindings as the dict it takes: input_shapes={"x": (1, 3, 224, 224)}.
+std::string python_spelling(const OptionMention& mention) {
+  if (mention.bindings.empty()) return mention.option;
+  std::string out = mention.option + "={";
+  for (size_t b = 0; b < mention.bindings.size(); ++b) {
+    const auto& [name, dims] = mention.bindings[b];
+    out += (b ? ", \"" : "\"") + name + "\": (";
+    if (dims.empty()) out += "...";
+    for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    out += dims.size() == 1 ? ",)" : ")";
+  }
+  return out + "}";
+}
+
 }  // namespace tessera::python
 
 PYBIND11_MODULE(tessera, m) {
@@ -334,7 +350,7 @@ PYBIND11_MODULE(tessera, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const UserError& e) {
-      PyErr_SetString(error.ptr(), e.what());
+      PyErr_SetString(error.ptr(), e.message(python_spelling).c_str());
     } catch (const py::error_already_set&) {
       throw;
     } catch (const py::builtin_exception&) {

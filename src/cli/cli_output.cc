@@ -11,11 +11,27 @@
 
 namespace tessera::cli {
 
-std::string cli_message(const UserError& error) {
-  if (error.option_name().empty()) return error.what();
-  std::string flag = "--" + error.option_name();
+std::string cli_flag(const std::string& option) {
+  if (option == "input_shapes") return "--input-shape";   // one flag per input, repeated
+  std::string flag = "--" + option;
   std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag + ": " + error.detail();
+  return flag;
+}
+
+std::string cli_spelling(const OptionMention& mention) {
+  const std::string flag = cli_flag(mention.option);
+  std::string out;
+  for (const auto& [name, dims] : mention.bindings) {
+    out += (out.empty() ? "" : " ") + flag + " " + name + "=";
+    if (dims.empty()) out += "...";
+    for (size_t i = 0; i < dims.size(); ++i) out += (i ? "x" : "") + std::to_string(dims[i]);
+  }
+  return out.empty() ? flag : out;
+}
+
+std::string cli_message(const UserError& error) {
+  if (error.option_name().empty()) return error.message(cli_spelling);
+  return cli_flag(error.option_name()) + ": " + error.detail();
 }
 
 void note_written(const std::string& path) { std::fprintf(stderr, "wrote %s\n", printable(path).c_str()); }

@@ -17,9 +17,15 @@
 namespace tessera::cli {
 
 // A user error as the CLI prints it: an option error (UserError::option) names the option as
-// its flag ("backends" -> "--backends", "max_rel_error" -> "--max-rel-error"); any other error
-// is its message.
+// its flag ("backends" -> "--backends", "max_rel_error" -> "--max-rel-error"), and so does a
+// message that mentions options (UserError::mentioning, cli_spelling); any other error is its
+// message.
 std::string cli_message(const UserError& error);
+// The CLI's flag for one of the library's options: "--" and dashes for underscores, except
+// input_shapes, which is "--input-shape", given once per input.
+std::string cli_flag(const std::string& option);
+// A mention as the CLI writes it: "--input-shape x=1x3x224x224 --input-shape y=...", or the flag alone.
+std::string cli_spelling(const OptionMention& mention);
 
 // "wrote PATH" on stderr.
 void note_written(const std::string& path);

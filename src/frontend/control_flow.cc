@@ -109,18 +109,18 @@ void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known,
   // samples, its 16 kHz one 512) is left out; choosing it at run time is an error that says why.
   struct Built {
     std::shared_ptr<const Graph> graph;
-    std::string why;   // when graph is null
+    ErrorText why;   // when graph is null
   };
   auto try_build = [&](const RawGraph* b, const char* name) {
     if (!b) return Built{nullptr, attr_string(n.attrs, name, std::string(name) + " has no graph")};
     try {
       return Built{build(*b), ""};
     } catch (const UserError& e) {
-      return Built{nullptr, std::string(name) + " does not type with these input shapes: " + e.what()};
+      return Built{nullptr, std::string(name) + " does not type with these input shapes: " + e.text()};
     }
   };
   Built then_b = try_build(then_raw, "then_branch"), else_b = try_build(else_raw, "else_branch");
-  if (!then_b.graph && !else_b.graph) throw UserError(file, place, then_b.why + "; " + else_b.why);
+  if (!then_b.graph && !else_b.graph) throw UserError::mentioning(file, place, then_b.why + "; " + else_b.why);
   for (const Built* b : {&then_b, &else_b})
     if (b->graph && b->graph->outputs.size() != n.outputs.size())
       throw UserError(file, place, "a branch has " + std::to_string(b->graph->outputs.size()) + " outputs, the node " +
@@ -143,8 +143,8 @@ void close_if(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& known,
   }
   n.inputs = std::move(kept);
   // A missing branch stays a string attribute with the reason (the JSON form keeps it too).
-  n.attrs["then_branch"] = then_b.graph ? Attribute{GraphAttr{then_b.graph}} : Attribute{printable(then_b.why)};
-  n.attrs["else_branch"] = else_b.graph ? Attribute{GraphAttr{else_b.graph}} : Attribute{printable(else_b.why)};
+  n.attrs["then_branch"] = then_b.graph ? Attribute{GraphAttr{then_b.graph}} : Attribute{printable(then_b.why.render(library_spelling))};
+  n.attrs["else_branch"] = else_b.graph ? Attribute{GraphAttr{else_b.graph}} : Attribute{printable(else_b.why.render(library_spelling))};
 }
 
 }  // namespace tessera::detail

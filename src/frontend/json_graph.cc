@@ -125,7 +125,7 @@ class Reader {
 namespace {
 
 // A graph object at JSON path `at` ("" for the top level, else "nodes[3].attrs.then_branch.graph.");
-// `options` is null for a sub-graph (--input-shape binds the top level's inputs only).
+// `options` is null for a sub-graph (ImportOptions::input_shapes binds the top level's inputs only).
 std::shared_ptr<detail::RawGraph> raw_from_json(const json& j, const Reader& r, const std::string& at,
                                                 const ImportOptions* options) {
   auto raw_ptr = std::make_shared<detail::RawGraph>();

@@ -110,10 +110,11 @@ void close_loop(Graph& g, NodeId id, const RawNode& raw, std::vector<char>& know
       const std::string m = trip == kNoValue ? "it has no trip count"
                             : trips         ? "its trip count is " + std::to_string(*trips)
                                             : "its trip count '" + g.value(trip).name + "' is computed at run time";
-      throw UserError(file, place, "scan output '" + g.value(n.outputs[carried + k]).name +
-                                       "' stacks one value per iteration, and " + m +
-                                       "; tessera needs a constant trip count of at least 1 for scan outputs (bind the "
-                                       "inputs it depends on with --input-shape, or give it as an initializer)");
+      throw UserError::mentioning(file, place, "scan output '" + g.value(n.outputs[carried + k]).name +
+                                                   "' stacks one value per iteration, and " + m +
+                                                   "; tessera needs a constant trip count of at least 1 for scan outputs (bind the "
+                                                   "inputs it depends on with " + mention("input_shapes") +
+                                                   ", or give it as an initializer)");
     }
     TensorType t = body_out(1 + carried + k).type;
     t.shape.insert(t.shape.begin(), *trips);

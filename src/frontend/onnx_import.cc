@@ -3,7 +3,7 @@
 // What this file handles beyond the shared builder: the protobuf itself (a truncated or corrupt
 // file is a clear error), IR version and opset range (libonnx 1.12: IR <= 8, opsets 7-17),
 // initializers (with external data), graph inputs that are also initializers (the initializer
-// wins, as ONNX Runtime does), symbolic input dimensions (bound from --input-shape, else 1 with a
+// wins, as ONNX Runtime does), symbolic input dimensions (bound from ImportOptions::input_shapes, else 1 with a
 // warning), and attributes. Sub-graph attributes (If's branches, Loop's body) become RawGraphs of
 // their own, read the same way (initializers, nodes, outputs); their formal inputs (Loop's
 // iteration number, condition and carried values) take the node's types where the file gives none.
@@ -38,7 +38,7 @@ Attribute attribute_from_onnx(const onnx::AttributeProto& a, const std::string& 
   }
 }
 
-// An input whose symbolic dimensions were bound to 1 for want of --input-shape.
+// An input whose symbolic dimensions were bound to 1 for want of an input_shapes binding.
 using DefaultedInput = SymbolicInput;
 
 TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, const std::string& file,
@@ -52,19 +52,19 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, 
   auto bound = opt.input_shapes.find(vi.name());
   if (bound != opt.input_shapes.end()) {
     if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(bound->second.size()))
-      throw UserError(file, where, "--input-shape gives rank " + std::to_string(bound->second.size()) +
-                                       ", the model says rank " + std::to_string(tt.shape().dim_size()));
+      throw UserError::mentioning(file, where, mention("input_shapes") + " gives rank " + std::to_string(bound->second.size()) +
+                                                   ", the model says rank " + std::to_string(tt.shape().dim_size()));
     for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
       if (d.has_dim_value() && d.dim_value() != bound->second[i])
-        throw UserError(file, where, "--input-shape sets dimension " + std::to_string(i) + " to " +
-                                         std::to_string(bound->second[i]) + ", the model fixes it to " +
-                                         std::to_string(d.dim_value()));
+        throw UserError::mentioning(file, where, mention("input_shapes") + " sets dimension " + std::to_string(i) + " to " +
+                                                     std::to_string(bound->second[i]) + ", the model fixes it to " +
+                                                     std::to_string(d.dim_value()));
     }
     t.shape = bound->second;
     return t;
   }
-  if (!tt.has_shape()) throw UserError(file, where, "has no shape; give it with --input-shape " + vi.name() + "=...");
+  if (!tt.has_shape()) throw UserError::mentioning(file, where, "has no shape; give it with " + mention("input_shapes", {{vi.name(), {}}}));
   std::vector<std::string> unbound;
   DefaultedInput record{vi.name(), {}, {}};
   for (const auto& d : tt.shape().dim()) {
@@ -213,7 +213,7 @@ Graph import_once(const std::string& path, const ImportOptions& options, const s
   for (const auto& [name, _] : options.input_shapes) {
     bool found = false;
     for (const auto& [in, t] : raw.inputs) found |= in == name;
-    if (!found) throw UserError(path, "--input-shape", "the model has no input named '" + name + "'");
+    if (!found) throw UserError::mentioning(path, "", mention("input_shapes") + ": the model has no input named '" + name + "'");
   }
 
   read_nodes(gp, path, base_dir, warn, "", raw);
@@ -222,7 +222,7 @@ Graph import_once(const std::string& path, const ImportOptions& options, const s
 }
 
 
-// The --input-shape binding with every symbolic dimension of `inputs` set to `size` (the first
+// The input_shapes binding with every symbolic dimension of `inputs` set to `size` (the first
 // dimension, the batch by convention, to 1), added to the user's own bindings.
 std::map<std::string, Shape> bind_symbolic(const std::vector<DefaultedInput>& inputs, const ImportOptions& options, int64_t size) {
   std::map<std::string, Shape> shapes = options.input_shapes;
@@ -234,10 +234,12 @@ std::map<std::string, Shape> bind_symbolic(const std::vector<DefaultedInput>& in
   return shapes;
 }
 
-// "input 'x' has symbolic dimensions [?, 3, h, w], bound to 1; give them, e.g. --input-shape
-// x=1x3x224x224": the example is the first of a few common sizes with which the model imports.
-std::string symbolic_hint(const std::string& path, const ImportOptions& options, const std::vector<DefaultedInput>& inputs) {
-  std::string which, example;
+// "input 'x' has symbolic dimensions [?, 3, h, w], bound to 1; give them, e.g. input_shapes x=1x3x224x224"
+// (a mention, which each front end spells its own way): the example is the first of a few common
+// sizes with which the model imports.
+ErrorText symbolic_hint(const std::string& path, const ImportOptions& options, const std::vector<DefaultedInput>& inputs) {
+  std::string which;
+  OptionMention example{"input_shapes", {}};
   for (const DefaultedInput& in : inputs) {
     std::string dims;
     for (const std::string& d : in.dims) dims += (dims.empty() ? "" : ", ") + d;
@@ -255,24 +257,24 @@ std::string symbolic_hint(const std::string& path, const ImportOptions& options,
     }
     for (const auto& [name, shape] : trial.input_shapes)
       for (const DefaultedInput& in : inputs)
-        if (in.name == name) example += " --input-shape " + name + "=" + shape_to_string(shape);
+        if (in.name == name) example.bindings.emplace_back(name, shape);
     break;
   }
-  if (example.empty()) {
+  if (example.bindings.empty()) {
     // No common size imports: the form, with the fixed dimensions in place (accepted syntax, so
     // it can be edited rather than rewritten).
     for (const DefaultedInput& in : inputs)
-      example += " --input-shape " + in.name + "=" + shape_to_string(bind_symbolic({in}, ImportOptions{}, 224).at(in.name));
-    return which + ", bound to 1 here; give every one of them the size the model needs, in the form" + example;
+      example.bindings.emplace_back(in.name, bind_symbolic({in}, ImportOptions{}, 224).at(in.name));
+    return which + ", bound to 1 here; give every one of them the size the model needs, in the form " + ErrorText(example);
   }
-  return which + ", bound to 1 here; give them sizes, e.g." + example;
+  return which + ", bound to 1 here; give them sizes, e.g. " + ErrorText(example);
 }
 
 }  // namespace
 
 // Symbolic dimensions nobody bound are 1; when the model cannot be imported that way (a window
 // larger than its input, shapes that no longer agree), the error says which input dimensions were
-// symbolic and gives an --input-shape with which the model does import.
+// symbolic and gives an input_shapes binding with which the model does import.
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
   auto warn = options.warn ? options.warn : [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", printable(w).c_str()); };
   std::vector<DefaultedInput> defaulted;
@@ -289,7 +291,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     return g;
   } catch (const UserError& e) {
     if (defaulted.empty()) throw;
-    throw UserError(std::string(e.what()) + " (" + symbolic_hint(path, options, defaulted) + ")");
+    throw UserError::with_text(e.text() + " (" + symbolic_hint(path, options, defaulted) + ")");
   }
 }
 

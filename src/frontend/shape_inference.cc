@@ -175,10 +175,11 @@ void require_known_types(const Graph& g, const std::vector<char>& known, const s
       for (ValueId in : n.inputs)
         if (in != kNoValue && !(g.value(in).is_constant() && g.value(in).data))
           computed += (computed.empty() ? "'" : ", '") + g.value(in).name + "'";
-      throw UserError(file, "node '" + n.name + "'",
-                      "cannot infer a static shape for output '" + g.value(out).name + "' of " + n.op +
-                          (computed.empty() ? "" : ", whose inputs computed at run time are " + computed) +
-                          " (bind symbolic inputs with --input-shape, or declare the output's type)");
+      throw UserError::mentioning(file, "node '" + n.name + "'",
+                                  "cannot infer a static shape for output '" + g.value(out).name + "' of " + n.op +
+                                      (computed.empty() ? "" : ", whose inputs computed at run time are " + computed) +
+                                      " (bind symbolic inputs with " + mention("input_shapes") +
+                                      ", or declare the output's type)");
     }
   }
 }

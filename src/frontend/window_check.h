@@ -7,7 +7,7 @@
 // "fine" and the model dies later inside a kernel. It happens to every first try at a model with
 // symbolic spatial dimensions bound to 1 (PaddleOCR's cls and rec). The importer checks once,
 // after inference, and reports the node, the dimension and the sizes; import_onnx adds which
-// symbolic dimensions were bound and an --input-shape that works.
+// symbolic dimensions were bound and an input_shapes binding that works.
 #pragma once
 
 #include <string>

@@ -148,10 +148,10 @@ void check_plan_binding(const Plan& plan, const Graph& graph, const std::string&
         throw UserError(file, "input_shapes." + name, "the plan was made for a model with input '" + name + "'; " +
                                                           model + " has no such input (a plan for another model)");
       if (it->second != shape)
-        throw UserError(file, "input_shapes." + name,
-                        "the plan was made for " + binding_text(name, shape) + ", " + model + " has " +
-                            binding_text(name, it->second) + " (load the model with --input-shape " +
-                            binding_text(name, shape) + ", or make a plan for these shapes)");
+        throw UserError::mentioning(file, "input_shapes." + name,
+                                    "the plan was made for " + binding_text(name, shape) + ", " + model + " has " +
+                                        binding_text(name, it->second) + " (load the model with " +
+                                        mention("input_shapes", {{name, shape}}) + ", or make a plan for these shapes)");
       has.erase(it);
     }
     if (!has.empty())

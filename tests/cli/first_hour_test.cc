@@ -52,6 +52,19 @@ TEST_CASE("bench: a misspelt backend in --combos is a usage error, not a row of 
   CHECK(p.out.empty());
 }
 
+TEST_CASE("an import error that names the input shapes option is spelt as --input-shape") {
+  Process p = cli("info tests/inputs/good/symbolic.onnx --input-shape x=1x4x8x8");
+  INFO(p.out << p.err);
+  CHECK(p.exit_code == 2);
+  CHECK(lines(p.err) == 1);
+  CHECK(p.err.rfind("tessera: tests/inputs/good/symbolic.onnx: graph input 'x': --input-shape sets dimension 1 to 4, "
+                    "the model fixes it to 3", 0) == 0);
+  CHECK(p.err.find("input_shapes") == std::string::npos);   // the library's name, Python's keyword
+  Process q = cli("info tests/inputs/good/symbolic.onnx --input-shape y=1x3x8x8");
+  CHECK(q.exit_code == 2);
+  CHECK(q.err.rfind("tessera: tests/inputs/good/symbolic.onnx: --input-shape: the model has no input named 'y'", 0) == 0);
+}
+
 TEST_CASE("a library option error is spelt as the CLI's flag") {
   Process p = cli("partition data/models/conv_block.json --backends ref,onedn --cost roofline");
   INFO(p.out << p.err);

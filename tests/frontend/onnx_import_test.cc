@@ -92,7 +92,7 @@ TEST_CASE("symbolic dimensions are bound by --input-shape, else 1 with a warning
 
   opt.input_shapes["x"] = {2, 4, 16, 16};  // the model fixes channels to 3
   CHECK_THROWS_WITH(load_model("tests/inputs/good/symbolic.onnx", opt),
-                    Catch::Contains("--input-shape sets dimension 1 to 4, the model fixes it to 3"));
+                    Catch::Contains("input_shapes sets dimension 1 to 4, the model fixes it to 3"));
 }
 
 TEST_CASE("--input-shape syntax", "[frontend]") {

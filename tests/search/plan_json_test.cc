@@ -110,7 +110,7 @@ TEST_CASE("a plan is bound to its model: other shapes or another model are refus
 
   CHECK_THROWS_WITH(parse(relu({1, 4}, "Relu")),
                     "p.json: input_shapes.x: the plan was made for x=1x8, the model m.onnx has x=1x4 (load the model "
-                    "with --input-shape x=1x8, or make a plan for these shapes)");
+                    "with input_shapes[\"x\"] = {1, 8}, or make a plan for these shapes)");
   CHECK_THROWS_WITH(parse(relu({1, 8}, "Sigmoid")),
                     Catch::Matchers::StartsWith("p.json: model_fingerprint: the plan was made for another model"));
   // A plan without the fields (older, or hand-written) is accepted unchecked.
