@@ -34,8 +34,8 @@ std::vector<std::string> check_plan_backends(const Plan& plan, const Graph& grap
       if (!why) return;
       const std::string what = "node '" + graph.node(n).name + "' cannot run on " + p.backend + ": " + *why;
       if (!allow_fallback)
-        throw UserError(file, place + ".nodes", what + " (move it to a backend that takes it, or allow a fallback "
-                                                       "to ref with --allow-fallback)");
+        throw UserError::mentioning(file, place + ".nodes", what + " (move it to a backend that takes it, or allow a fallback "
+                                                                   "to ref with " + mention("allow_fallback") + ")");
       notes.push_back(place + ": " + what + "; the partition runs on ref's kernels if " + p.backend + " cannot compile it");
     });
   }

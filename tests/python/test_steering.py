@@ -116,6 +116,7 @@ class PlanValidationTest(unittest.TestCase):
         with self.assertRaises(tessera.Error) as e:
             tessera.Session(model, plan)
         self.assertIn("node 'relu0' cannot run on blas", str(e.exception))
+        self.assertIn("allow a fallback to ref with allow_fallback)", str(e.exception))   # the keyword, not the flag
         session = tessera.Session(model, plan, allow_fallback=True)
         x = np.ones((1, 16), np.float32)
         ref = tessera.Session(model, tessera.partition(model, backends=["ref"], cost="roofline"))

@@ -214,6 +214,7 @@ TEST_CASE("tessera run refuses an edited plan: unknown backend, a node its backe
   Process moved = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json"));
   CHECK(moved.exit_code == 2);
   CHECK_THAT(moved.err, Catch::Contains("node 'relu0' cannot run on blas"));
+  CHECK_THAT(moved.err, Catch::Contains("allow a fallback to ref with --allow-fallback)"));
   Process allowed = tessera_cli("run" + kMlp + " --plan " + dir.file("moved.json") + " --allow-fallback --check --repeat 1");
   INFO(allowed.err);
   CHECK(allowed.exit_code == 0);
