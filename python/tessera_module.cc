@@ -332,7 +332,7 @@ std::string python_spelling(const OptionMention& mention) {
     const auto& [name, dims] = mention.bindings[b];
     out += (b ? ", \"" : "\"") + name + "\": (";
     if (dims.empty()) out += "...";
-    for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    for (size_t i = 0; i < dims.size(); ++i) out.append(i ? ", " : "").append(std::to_string(dims[i]));
     out += dims.size() == 1 ? ",)" : ")";
   }
   return out + "}";
@@ -364,7 +364,7 @@ PYBIND11_MODULE(tessera, m) {
       .def(py::init([](const std::string& path, const py::object& input_shapes, bool verbose) {
              std::map<std::string, Shape> shapes = parse_input_shapes(input_shapes);
              py::gil_scoped_release release;
-             return Model::load(path, shapes, verbose);
+             return Model::load(path, shapes, verbose, python_spelling);
            }),
            py::arg("path"), py::arg("input_shapes") = py::none(), py::arg("verbose") = false,
            "import warnings go to stderr; weights missing from disk as one line (each of them with verbose=True)")

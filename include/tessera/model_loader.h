@@ -12,12 +12,13 @@
 #include <map>
 #include <string>
 
+#include "tessera/error.h"
 #include "tessera/graph.h"
 #include "tessera/simplify.h"
 
 namespace tessera {
 
-// An input whose symbolic dimensions no --input-shape bound, so the importer bound them to 1
+// An input whose symbolic dimensions no input_shapes binding bound, so the importer bound them to 1
 // (ONNX): per dimension its value or its symbol ("?" when unnamed).
 struct SymbolicInput {
   std::string name;
@@ -26,8 +27,9 @@ struct SymbolicInput {
 };
 
 struct ImportOptions {
-  std::map<std::string, Shape> input_shapes;              // --input-shape name=1x3x224x224
+  std::map<std::string, Shape> input_shapes;              // {"x": {1, 3, 224, 224}}
   std::function<void(const std::string&)> warn;           // null = print "warning: ..." to stderr
+  OptionSpelling spelling;                                // how warnings name options (null: as the library, error.h)
   bool simplify = true;                                   // ONNX: simplify_graph after import (simplify.h)
   SimplifyReport* simplified = nullptr;                   // when set, receives what simplify_graph did
   std::vector<SymbolicInput>* symbolic = nullptr;         // when set, receives the inputs bound to 1

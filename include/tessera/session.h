@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tessera/call_profile.h"
+#include "tessera/error.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
 #include "tessera/kernel.h"
@@ -48,9 +49,9 @@ class Model {
   // Loads an .onnx or tessera .json model; `input_shapes` binds symbolic input dimensions
   // (as --input-shape does). Throws UserError. Import warnings go to stderr as the CLI prints
   // them (import_warnings.h): weights missing from disk as one summary line, each of them too
-  // when `verbose_warnings`.
+  // when `verbose_warnings`; options they name are spelt by `spelling` (null: as the library).
   static Model load(const std::string& path, const std::map<std::string, Shape>& input_shapes = {},
-                    bool verbose_warnings = false);
+                    bool verbose_warnings = false, const OptionSpelling& spelling = {});
   explicit Model(Graph graph);
 
   const Graph& graph() const { return *graph_; }

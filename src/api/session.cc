@@ -21,9 +21,11 @@ std::vector<TensorInfo> infos(const Graph& g, const std::vector<ValueId>& ids) {
 
 }  // namespace
 
-Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes, bool verbose_warnings) {
+Model Model::load(const std::string& path, const std::map<std::string, Shape>& input_shapes, bool verbose_warnings,
+                  const OptionSpelling& spelling) {
   ImportOptions options;
   options.input_shapes = input_shapes;
+  options.spelling = spelling;
   ImportWarnings warnings(path, verbose_warnings, "verbose=True");
   options.warn = [&](const std::string& w) { warnings.add(w); };
   Model model(load_model(path, options));

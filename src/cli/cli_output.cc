@@ -24,7 +24,7 @@ std::string cli_spelling(const OptionMention& mention) {
   for (const auto& [name, dims] : mention.bindings) {
     out += (out.empty() ? "" : " ") + flag + " " + name + "=";
     if (dims.empty()) out += "...";
-    for (size_t i = 0; i < dims.size(); ++i) out += (i ? "x" : "") + std::to_string(dims[i]);
+    for (size_t i = 0; i < dims.size(); ++i) out.append(i ? "x" : "").append(std::to_string(dims[i]));
   }
   return out.empty() ? flag : out;
 }

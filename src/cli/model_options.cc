@@ -32,6 +32,7 @@ Graph ModelOptions::load_for_plan(const std::vector<std::pair<std::string, Shape
       throw UserError("--input-shape", name, "given twice; bind each input once");
   }
   opt.simplify = !no_simplify;
+  opt.spelling = cli_spelling;
   opt.simplified = &simplified;
   opt.symbolic = &symbolic;
   std::vector<std::string> held;   // the import's warnings, printed once the binding is settled

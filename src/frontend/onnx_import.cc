@@ -83,8 +83,9 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const ImportOptions& opt, 
     defaulted.push_back(std::move(record));
     std::string dims;
     for (const auto& u : unbound) dims += (dims.empty() ? "" : ", ") + u;
-    warn("input '" + vi.name() + "' has symbolic dimensions (" + dims + ") bound to 1; use --input-shape " + vi.name() +
-         "=" + shape_to_string(t.shape) + " to choose");
+    const OptionSpelling& spell = opt.spelling ? opt.spelling : OptionSpelling(library_spelling);
+    warn("input '" + vi.name() + "' has symbolic dimensions (" + dims + ") bound to 1; use " +
+         spell(OptionMention{"input_shapes", {{vi.name(), t.shape}}}) + " to choose");
   }
   return t;
 }

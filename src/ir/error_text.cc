@@ -8,7 +8,7 @@ std::string library_spelling(const OptionMention& mention) {
   for (const auto& [name, dims] : mention.bindings) {
     out += (out.empty() ? "" : ", ") + mention.option + "[\"" + name + "\"] = {";
     if (dims.empty()) out += "...";
-    for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    for (size_t i = 0; i < dims.size(); ++i) out.append(i ? ", " : "").append(std::to_string(dims[i]));
     out += "}";
   }
   return out.empty() ? mention.option : out;

@@ -5,6 +5,7 @@ neither front end's message speaks of the other's spelling (needs python3-onnx).
 """
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -32,6 +33,17 @@ def python_error(f):
 
 
 class ErrorSpellingTest(unittest.TestCase):
+    def test_the_bound_to_1_warning(self):
+        # Python prints import warnings on stderr: a child process, so that they can be read.
+        child = subprocess.run([sys.executable, "-c", "import tessera; tessera.Model(%r)" % SYMBOLIC],
+                               capture_output=True, text=True)
+        self.assertEqual(child.returncode, 0, child.stderr)
+        self.assertIn('bound to 1; use input_shapes={"x": (1, 3, 1, 1)} to choose', child.stderr)
+        self.assertNotIn("--input-shape", child.stderr)
+        r = cli("info", SYMBOLIC)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bound to 1; use --input-shape x=1x3x1x1 to choose", r.stderr)
+
     def test_a_binding_the_model_contradicts(self):
         py = python_error(lambda: tessera.Model(SYMBOLIC, input_shapes={"x": (1, 4, 8, 8)}))
         self.assertIn("input_shapes sets dimension 1 to 4, the model fixes it to 3", py)
