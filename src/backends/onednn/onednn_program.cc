@@ -327,6 +327,19 @@ std::vector<std::string> OnednnProgram::implementations() const {
   return out;
 }
 
+std::vector<Dims> OnednnProgram::dst_dims() const {
+  std::vector<Dims> out;
+  for (const Step& step : steps_) {
+    if (step.host) {
+      out.emplace_back();
+      continue;
+    }
+    const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(step.prim.get_primitive_desc(), dnnl_query_dst_md, 0);
+    out.push_back(md ? Dims(md->dims, md->dims + md->ndims) : Dims{});
+  }
+  return out;
+}
+
 void OnednnProgram::run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
   frame_.bind(inputs, outputs);
   for (auto& [m, v] : bindings_) m.set_data_handle(const_cast<void*>(frame_.cview(v).data));

@@ -57,6 +57,10 @@ struct ConvGeometry {
 };
 ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, const Shape& ys, bool transposed);
 
+// A MatMul's A dims with its batch dims folded into rows, [1, .., 1, B*M, K], when B (of rank
+// `b_rank`, after ONNX's 1-D promotion) is one matrix for every batch; `a` itself otherwise.
+Dims fold_rows(const Dims& a, size_t b_rank);
+
 // Strides that show `to` over the bytes of dims `from` laid out with `from_strides`, without a
 // copy; none when the reshape needs one. numpy's rule: each run of old dims that is merged or
 // split must be one contiguous stretch (a channel split of nhwc [N,C,H,W] into [N,2,C/2,H,W] is;
@@ -86,6 +90,8 @@ class OnednnProgram {
   // ("convolution:brgconv:avx512_core", "reorder:jit:uni", ...: what ONEDNN_VERBOSE shows), and
   // host steps by name ("host:concat", "host:silu", "host:gelu_erf").
   std::vector<std::string> implementations() const;
+  // The dims of each primitive step's dst, in the order of implementations() (host steps: none).
+  std::vector<Dims> dst_dims() const;
 
  private:
   void run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
