@@ -4,7 +4,8 @@
 // view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
 // reorder). Transpose is one reorder from a strided view of the input (permuted strides) into
 // plain memory; the shape-only ops right after it write nothing more (the reorder writes their
-// output). Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
+// output). Where the permuted strides are plain's or nhwc's own (NCHW <-> NHWC of a value already
+// in the other order) it is no step: the output is a view of the input's bytes. Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
 // along channels (conv outputs inside a coalesced function) is host memcpys: oneDNN 2.6 picked a
 // concat 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules, and on blocked
 // ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against
@@ -260,6 +261,22 @@ void OnednnProgram::build_transpose(size_t n) {
     if (p >= rank) unsupported(node, "perm out of range");
     yd[i] = xd[p];
     ystrides[i] = xstrides[p];
+  }
+  // A Transpose that only relabels the bytes is a view of them: plain [N,H,W,C] to [N,C,H,W] is
+  // nhwc, nhwc [N,C,H,W] to [N,H,W,C] is plain (channels-last blocks between convs: ConvNeXt's
+  // MatMuls over [N,H,W,C] and its depthwise convs). Only for an internal x that nothing else
+  // reads: the view's buffer is x's, and a later step may write into it (a residual summed in place).
+  const ValueId y = node.outputs[0];
+  if (!frame_.is_function_output(y) && !is_boundary(x) && alias_of_[static_cast<size_t>(x)] == kNoValue &&
+      consumers_[static_cast<size_t>(x)].size() == 1) {
+    std::optional<memory::desc> as;
+    if (same_addressing(yd, ystrides, *strides_of(plain_md(yd)))) as = plain_md(yd);
+    else if (rank == 4 && same_addressing(yd, ystrides, *strides_of(memory::desc(yd, f32, tag::nhwc))))
+      as = memory::desc(yd, f32, tag::nhwc);
+    if (as) {
+      mem_[static_cast<size_t>(y)] = x_strides ? over_storage(x, *as) : view_mem(x, *as);   // blocked x: its plain copy
+      return;
+    }
   }
   // Shape-only ops after the transpose: the reorder writes their output directly.
   ValueId out = node.outputs[0];

@@ -1,5 +1,7 @@
-// onednn: a MatMul against one matrix (2-D B) runs as one GEMM over all of A's rows, its batch
-// dims folded into M (fold_rows in onednn_ops.cc), fused chains and results against ref.
+// onednn: channels-last pointwise blocks (ConvNeXt). A MatMul against one matrix (2-D B) runs as one
+// GEMM over all of A's rows, its batch dims folded into M (fold_rows in onednn_ops.cc), and a
+// Transpose between NCHW and NHWC of a value already in the other order is a view (no step).
+// Fused chains and results against ref.
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_compiler.h"
 #include "backends/onednn/onednn_program.h"
@@ -8,6 +10,7 @@ using namespace tessera;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
 using Dims = onednn::Dims;
+using I = std::vector<int64_t>;
 
 namespace {
 
@@ -90,5 +93,63 @@ TEST_CASE("onednn: folded MatMul rows with a residual sum, a full-size operand a
     bb.output(bb.node("MatMul", {bb.input("x", {2, 3, 6}), bb.input("w", {2, 6, 4})}, {2, 3, 4}));
     check_against_ref("onednn", bb.g);
     CHECK(matmul_dsts(bb.g) == std::vector<Dims>{{2, 3, 4}});
+  }
+}
+
+// ConvNeXt's block in one function: depthwise conv (nhwc) -> Transpose to [N,H,W,C] -> MatMuls
+// -> Transpose back -> per-channel scale + residual -> the next depthwise conv. Both Transposes
+// only relabel bytes already in the other order: no step for either (as copies they were two
+// reorders more).
+TEST_CASE("onednn: Transposes between NCHW and NHWC of values in the other order are views") {
+  FunctionBuilder b;
+  const Shape cs{1, 32, 6, 6}, ls{1, 6, 6, 32}, hs{1, 6, 6, 64};
+  const ValueId x = b.input("x", cs);
+  const ValueId r = b.node("Relu", {x}, cs);   // the residual, an internal value
+  const ValueId d = b.node("Conv", {r, b.input("dw", {32, 1, 7, 7}), b.input("db", {32})}, cs,
+                           {{"group", int64_t{32}}, {"pads", I{3, 3, 3, 3}}});
+  const ValueId t = b.node("Transpose", {d}, ls, {{"perm", I{0, 2, 3, 1}}});
+  const ValueId h = b.node("Relu", {b.node("MatMul", {t, b.input("w1", {32, 64})}, hs)}, hs);
+  const ValueId m = b.node("MatMul", {h, b.input("w2", {64, 32})}, ls);
+  const ValueId back = b.node("Transpose", {m}, cs, {{"perm", I{0, 3, 1, 2}}});
+  const ValueId s = b.node("Add", {b.node("Mul", {back, b.input("gamma", {32, 1, 1})}, cs), r}, cs);
+  b.output(b.node("Conv", {s, b.input("dw2", {32, 1, 3, 3})}, cs, {{"group", int64_t{32}}, {"pads", I{1, 1, 1, 1}}}));
+  check_against_ref("onednn", b.g);
+  const onednn::OnednnProgram p(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0));
+  std::string text;
+  size_t reorders = 0;
+  for (const std::string& impl : p.implementations()) {
+    text += impl + "\n";
+    reorders += impl.rfind("reorder:", 0) == 0;
+  }
+  INFO(text);
+  // The residual into the first conv's order and into the scale's dst (its sum post-op): only those.
+  CHECK(reorders <= 2);
+}
+
+TEST_CASE("onednn: a Transpose of a value read elsewhere too, or of a function input, still copies") {
+  SECTION("the MatMul output is also a function output") {
+    FunctionBuilder b;
+    const Shape ls{1, 4, 5, 8}, cs{1, 8, 4, 5};
+    const ValueId m = b.node("MatMul", {b.input("x", {1, 4, 5, 6}), b.input("w", {6, 8})}, ls);
+    b.output(m);
+    b.output(b.node("Relu", {b.node("Transpose", {m}, cs, {{"perm", I{0, 3, 1, 2}}})}, cs));
+    check_against_ref("onednn", b.g);
+  }
+  SECTION("read by the Transpose and by an Add summed into in place after it") {
+    FunctionBuilder b;
+    const Shape ls{1, 4, 5, 8}, cs{1, 8, 4, 5};
+    const ValueId m = b.node("MatMul", {b.input("x", {1, 4, 5, 6}), b.input("w", {6, 8})}, ls);
+    const ValueId t = b.node("Transpose", {m}, cs, {{"perm", I{0, 3, 1, 2}}});
+    const ValueId c = b.node("Conv", {t, b.input("k", {8, 8, 1, 1})}, cs);
+    const ValueId u = b.node("Transpose", {b.node("Add", {c, t}, cs)}, ls, {{"perm", I{0, 2, 3, 1}}});
+    b.output(b.node("Add", {u, m}, ls));
+    check_against_ref("onednn", b.g);
+  }
+  SECTION("a function input in NHWC order") {
+    FunctionBuilder b;
+    const Shape ls{1, 4, 5, 8}, cs{1, 8, 4, 5};
+    const ValueId t = b.node("Transpose", {b.input("x", ls)}, cs, {{"perm", I{0, 3, 1, 2}}});
+    b.output(b.node("Conv", {t, b.input("k", {8, 8, 1, 1})}, cs));
+    check_against_ref("onednn", b.g);
   }
 }
