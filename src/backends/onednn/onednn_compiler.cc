@@ -17,7 +17,7 @@ class OnednnCompiler final : public BackendCompiler {
   std::string precision() const override { return precision_ == onednn::Precision::bf16 ? "bf16" : "f32"; }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 20; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 21; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 

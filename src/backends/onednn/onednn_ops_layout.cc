@@ -341,7 +341,7 @@ void OnednnProgram::build_concat(size_t n) {
     outer = yd[0];
     for (ValueId v : ins)
       srcs.emplace_back(as_layout(v, memory::desc(dims_of(v), f32, *blocks)), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
-    dst = dst_mem(y, memory::desc(yd, f32, *blocks));
+    dst = concat_dst(y, memory::desc(yd, f32, *blocks), ins, srcs);
   } else if (channels && any_nhwc) {
     // Channels of nhwc inputs (conv outputs inside a coalesced function): the outer index is the
     // pixel, a slab one input's channels; an input in another layout is reordered to nhwc first.
@@ -352,6 +352,7 @@ void OnednnProgram::build_concat(size_t n) {
     dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
   } else {
     if (!all_plain) {   // other layouts (conv outputs inside a coalesced function): oneDNN's concat on them
+      region_of_[static_cast<size_t>(y)] = Region{};   // its own buffer (onednn_concat_regions.cc)
       try {
         std::vector<memory::desc> mds;
         std::unordered_map<int, memory> args;
@@ -368,13 +369,26 @@ void OnednnProgram::build_concat(size_t n) {
     }
     for (int64_t i = 0; i < axis; ++i) outer *= yd[static_cast<size_t>(i)];
     for (ValueId v : ins) srcs.emplace_back(plain_mem(v), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
-    dst = dst_mem(y, plain_md(yd));
+    dst = concat_dst(y, plain_md(yd), ins, srcs);
   }
-  steps_.push_back({{}, {}, [srcs, dst, outer] {
+  // Inputs already written at their place in dst (onednn_concat_regions.cc) are not copied.
+  std::vector<std::pair<memory, size_t>> to_copy;   // memory, bytes per outer index; null memory: in place
+  bool any = false;
+  {
+    const char* at = static_cast<const char*>(dst.get_data_handle());
+    for (const auto& [m, bytes] : srcs) {
+      const bool in_place = outer == 1 && at != nullptr && m.get_data_handle() == at;
+      to_copy.emplace_back(in_place ? memory() : m, bytes);
+      any = any || !in_place;
+      if (at != nullptr) at += bytes;
+    }
+  }
+  if (!any) return;
+  steps_.push_back({{}, {}, [to_copy, dst, outer] {
     auto* out = static_cast<char*>(dst.get_data_handle());
     for (int64_t o = 0; o < outer; ++o)
-      for (const auto& [m, bytes] : srcs) {
-        std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
+      for (const auto& [m, bytes] : to_copy) {
+        if (m) std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
         out += bytes;
       }
   }, "host:concat"});
