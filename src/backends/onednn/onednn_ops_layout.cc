@@ -9,7 +9,8 @@
 // along channels (conv outputs inside a coalesced function) is host memcpys: oneDNN 2.6 picked a
 // concat 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules, and on blocked
 // ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against
-// 6.7 ms). Other layouts take oneDNN's concat primitive. Slice (steps of 1) and Split are one
+// 6.7 ms); inputs already written at their place in the Concat's buffer are skipped
+// (onednn_concat_regions.cc). Other layouts take oneDNN's concat primitive. Slice (steps of 1) and Split are one
 // reorder each from a window of the value's own memory (copy_window). These replace ref's
 // element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls, the Q/K/V Slices) and squeezenet's fire modules.
