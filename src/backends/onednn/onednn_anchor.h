@@ -306,7 +306,10 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
     mem_[static_cast<size_t>(out)] = dst;
   } else {
     dst = dst_mem(out, pd->dst_desc());
-    if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);   // the sum post-op adds it
+    // The sum post-op adds the residual; a dst with other dims than the value (a MatMul's folded
+    // rows, plain) reads it through a plain view with the dst's dims.
+    if (sum_source != kNoValue)
+      add_reorder(dst.get_desc().dims() == dims_of(sum_source) ? value_mem(sum_source) : view_mem(sum_source, dst.get_desc()), dst);
   }
   args[DNNL_ARG_DST] = dst;
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});

@@ -16,7 +16,7 @@ class OnednnCompiler final : public BackendCompiler {
   std::string name() const override { return precision_ == onednn::Precision::bf16 ? "onednn_bf16" : "onednn"; }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 18; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 21; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 

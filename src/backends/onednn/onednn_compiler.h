@@ -24,7 +24,10 @@
 // (aBcd16b: a Winograd conv's output) keeps them for its source and output where oneDNN has such
 // a kernel; on AVX-512 CPUs a depthwise conv starts channel blocks where they would last, and the
 // conv in front of it writes them (onednn_blocks.cc); deconvs read and write nhwc (onednn_ops.cc). Concat along channels copies whole blocks
-// when some input is blocked, else nhwc or plain slabs (onednn_ops_layout.cc); pooling,
+// when some input is blocked, else nhwc or plain slabs (onednn_ops_layout.cc), and of one image
+// in plain or whole blocks its inputs' producers write their slabs in place
+// (onednn_concat_regions.cc); a Transpose between NCHW and NHWC of a value already in the other
+// order is a view; a MatMul against one matrix folds A's batch dims into rows; pooling,
 // batch norm, eltwise and binary run in whatever layout their input has; MatMul, Gemm, softmax and
 // layer norm want plain row-major inputs. Values stay in the producer's layout, and a reorder appears only where a consumer or a
 // function output needs another one, so a chain of convs inside one function stays blocked. A

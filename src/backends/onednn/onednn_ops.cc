@@ -183,6 +183,18 @@ std::unordered_map<int, memory> OnednnProgram::conv_args(const ConvOperands& c, 
   return args;
 }
 
+Dims fold_rows(const Dims& a, size_t b_rank) {
+  const size_t rank = a.size();
+  if (b_rank > 2 || rank < 3) return a;
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < rank; ++i) rows *= a[i];
+  if (rows == a[rank - 2]) return a;   // no batch to fold
+  Dims folded(rank, 1);
+  folded[rank - 2] = rows;
+  folded[rank - 1] = a[rank - 1];
+  return folded;
+}
+
 void OnednnProgram::build_matmul(size_t n) {
   const Node& node = fn_.nodes[n];
   const ValueId a = node.inputs[0], b = node.inputs[1], y = node.outputs[0];
@@ -211,7 +223,17 @@ void OnednnProgram::build_matmul(size_t n) {
     yd = ad;
     for (size_t i = 0; i + 2 < rank; ++i) yd[i] = std::max(ad[i], bd[i]);
     yd[rank - 1] = bd[rank - 1];
-    a_md = plain_md(ad);
+    // Rows folded: against a 2-D B every batch of A multiplies the same matrix, so A's batch
+    // dims are rows of one GEMM, [1, .., 1, B*M, K] x [1, .., 1, K, N], instead of oneDNN's batch
+    // loop of B small GEMMs (ConvNeXt's pointwise MatMuls over [1, H, W, C]; docs/backends.md).
+    // Same rank, so a bias or scalar post-op operand ([1, .., 1, N]) reads as before; the plain
+    // bytes of A and of the result are the same, and dst_mem gives the result its own dims.
+    const Dims folded = fold_rows(ad, bs.size());
+    if (folded != ad) {
+      yd = folded;
+      yd[rank - 1] = bd[rank - 1];
+    }
+    a_md = plain_md(folded);
     b_md = plain_md(bd);
   }
   // Weights (a function input or constant) that every batch shares: oneDNN picks their layout

@@ -4,11 +4,13 @@
 // view of the input's plain memory (no step); only a function output gets a copy (a plain-to-plain
 // reorder). Transpose is one reorder from a strided view of the input (permuted strides) into
 // plain memory; the shape-only ops right after it write nothing more (the reorder writes their
-// output). Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
+// output). Where the permuted strides are plain's or nhwc's own (NCHW <-> NHWC of a value already
+// in the other order) it is no step: the output is a view of the input's bytes. Concat of plain inputs, of nhwc ones along channels, and of channel-blocked ones
 // along channels (conv outputs inside a coalesced function) is host memcpys: oneDNN 2.6 picked a
 // concat 5-13x slower than ref's loop for squeezenet's plain NCHW fire modules, and on blocked
 // ones a kernel that made squeezenet 1.9 ms slower end to end than the copies (8.6 against
-// 6.7 ms). Other layouts take oneDNN's concat primitive. Slice (steps of 1) and Split are one
+// 6.7 ms); inputs already written at their place in the Concat's buffer are skipped
+// (onednn_concat_regions.cc). Other layouts take oneDNN's concat primitive. Slice (steps of 1) and Split are one
 // reorder each from a window of the value's own memory (copy_window). These replace ref's
 // element-by-element loops in the attention block (Reshape + Transpose around the batched
 // MatMuls, the Q/K/V Slices) and squeezenet's fire modules.
@@ -261,6 +263,22 @@ void OnednnProgram::build_transpose(size_t n) {
     yd[i] = xd[p];
     ystrides[i] = xstrides[p];
   }
+  // A Transpose that only relabels the bytes is a view of them: plain [N,H,W,C] to [N,C,H,W] is
+  // nhwc, nhwc [N,C,H,W] to [N,H,W,C] is plain (channels-last blocks between convs: ConvNeXt's
+  // MatMuls over [N,H,W,C] and its depthwise convs). Only for an internal x that nothing else
+  // reads: the view's buffer is x's, and a later step may write into it (a residual summed in place).
+  const ValueId y = node.outputs[0];
+  if (!frame_.is_function_output(y) && !is_boundary(x) && alias_of_[static_cast<size_t>(x)] == kNoValue &&
+      consumers_[static_cast<size_t>(x)].size() == 1) {
+    std::optional<memory::desc> as;
+    if (same_addressing(yd, ystrides, *strides_of(plain_md(yd)))) as = plain_md(yd);
+    else if (rank == 4 && same_addressing(yd, ystrides, *strides_of(memory::desc(yd, f32, tag::nhwc))))
+      as = memory::desc(yd, f32, tag::nhwc);
+    if (as) {
+      mem_[static_cast<size_t>(y)] = x_strides ? over_storage(x, *as) : view_mem(x, *as);   // blocked x: its plain copy
+      return;
+    }
+  }
   // Shape-only ops after the transpose: the reorder writes their output directly.
   ValueId out = node.outputs[0];
   while (!frame_.is_function_output(out) && consumers_[static_cast<size_t>(out)].size() == 1) {
@@ -324,7 +342,7 @@ void OnednnProgram::build_concat(size_t n) {
     outer = yd[0];
     for (ValueId v : ins)
       srcs.emplace_back(as_layout(v, memory::desc(dims_of(v), f32, *blocks)), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
-    dst = dst_mem(y, memory::desc(yd, f32, *blocks));
+    dst = concat_dst(y, memory::desc(yd, f32, *blocks), ins, srcs);
   } else if (channels && any_nhwc) {
     // Channels of nhwc inputs (conv outputs inside a coalesced function): the outer index is the
     // pixel, a slab one input's channels; an input in another layout is reordered to nhwc first.
@@ -335,6 +353,7 @@ void OnednnProgram::build_concat(size_t n) {
     dst = dst_mem(y, memory::desc(yd, f32, tag::nhwc));
   } else {
     if (!all_plain) {   // other layouts (conv outputs inside a coalesced function): oneDNN's concat on them
+      region_of_[static_cast<size_t>(y)] = Region{};   // its own buffer (onednn_concat_regions.cc)
       try {
         std::vector<memory::desc> mds;
         std::unordered_map<int, memory> args;
@@ -351,13 +370,26 @@ void OnednnProgram::build_concat(size_t n) {
     }
     for (int64_t i = 0; i < axis; ++i) outer *= yd[static_cast<size_t>(i)];
     for (ValueId v : ins) srcs.emplace_back(plain_mem(v), static_cast<size_t>(fn_.value(v).type.numel() / outer) * sizeof(float));
-    dst = dst_mem(y, plain_md(yd));
+    dst = concat_dst(y, plain_md(yd), ins, srcs);
   }
-  steps_.push_back({{}, {}, [srcs, dst, outer] {
+  // Inputs already written at their place in dst (onednn_concat_regions.cc) are not copied.
+  std::vector<std::pair<memory, size_t>> to_copy;   // memory, bytes per outer index; null memory: in place
+  bool any = false;
+  {
+    const char* at = static_cast<const char*>(dst.get_data_handle());
+    for (const auto& [m, bytes] : srcs) {
+      const bool in_place = outer == 1 && at != nullptr && m.get_data_handle() == at;
+      to_copy.emplace_back(in_place ? memory() : m, bytes);
+      any = any || !in_place;
+      if (at != nullptr) at += bytes;
+    }
+  }
+  if (!any) return;
+  steps_.push_back({{}, {}, [to_copy, dst, outer] {
     auto* out = static_cast<char*>(dst.get_data_handle());
     for (int64_t o = 0; o < outer; ++o)
-      for (const auto& [m, bytes] : srcs) {
-        std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
+      for (const auto& [m, bytes] : to_copy) {
+        if (m) std::memcpy(out, static_cast<const char*>(m.get_data_handle()) + static_cast<size_t>(o) * bytes, bytes);
         out += bytes;
       }
   }, "host:concat"});

@@ -105,6 +105,7 @@ void OnednnProgram::unsupported(const Node& node, const std::string& why) const 
 
 void OnednnProgram::build() {
   find_groups();
+  plan_concat_regions();
   find_int8();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
@@ -279,6 +280,10 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
     mem_[static_cast<size_t>(v)] = plain_layout ? from : m;
     return m;
   }
+  if (const std::optional<memory> slab = region_mem(v, md)) {   // its slab of a Concat (onednn_concat_regions.cc)
+    mem_[static_cast<size_t>(v)] = *slab;
+    return *slab;
+  }
   m = new_mem(md);
   mem_[static_cast<size_t>(v)] =
       plain_layout && md.dims() != dims_of(v) ? memory(plain_md(dims_of(v), t), engine_, m.get_data_handle()) : m;
@@ -293,6 +298,7 @@ memory OnednnProgram::dst_mem(ValueId v, const memory::desc& md) {
 // reader after the anchor is the fused Add itself.
 bool OnednnProgram::residual_in_place(size_t n, ValueId residual, ValueId out, const memory::desc& dst) const {
   if (is_boundary(residual) || is_boundary(out) || alias_of_[static_cast<size_t>(residual)] != kNoValue) return false;
+  if (region_of_[static_cast<size_t>(residual)].root != kNoValue) return false;   // a Concat may read its slab later
   const std::optional<memory>& m = mem_[static_cast<size_t>(residual)];
   if (!m || m->get_data_handle() == nullptr || !(m->get_desc() == dst)) return false;
   int later = 0;
@@ -323,6 +329,19 @@ std::vector<std::string> OnednnProgram::implementations() const {
     const char* info = nullptr;
     if (dnnl_primitive_desc_query(step.prim.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) == dnnl_success && info)
       out.push_back(std::string(dnnl_prim_kind2str(static_cast<dnnl_primitive_kind_t>(step.prim.get_kind()))) + ":" + info);
+  }
+  return out;
+}
+
+std::vector<Dims> OnednnProgram::dst_dims() const {
+  std::vector<Dims> out;
+  for (const Step& step : steps_) {
+    if (step.host) {
+      out.emplace_back();
+      continue;
+    }
+    const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(step.prim.get_primitive_desc(), dnnl_query_dst_md, 0);
+    out.push_back(md ? Dims(md->dims, md->dims + md->ndims) : Dims{});
   }
   return out;
 }

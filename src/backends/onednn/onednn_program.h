@@ -74,6 +74,9 @@ struct ConvTry {
   dnnl::algorithm alg;
   std::optional<memory::format_tag> src, dst;
 };
+// A MatMul's A dims with its batch dims folded into rows, [1, .., 1, B*M, K], when B (of rank
+// `b_rank`, after ONNX's 1-D promotion) is one matrix for every batch; `a` itself otherwise.
+Dims fold_rows(const Dims& a, size_t b_rank);
 
 // Strides that show `to` over the bytes of dims `from` laid out with `from_strides`, without a
 // copy; none when the reshape needs one. numpy's rule: each run of old dims that is merged or
@@ -104,6 +107,8 @@ class OnednnProgram {
   // ("convolution:brgconv:avx512_core", "reorder:jit:uni", ...: what ONEDNN_VERBOSE shows), and
   // host steps by name ("host:concat", "host:silu", "host:gelu_erf").
   std::vector<std::string> implementations() const;
+  // The dims of each primitive step's dst, in the order of implementations() (host steps: none).
+  std::vector<Dims> dst_dims() const;
 
  private:
   void run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
@@ -208,6 +213,15 @@ class OnednnProgram {
   void build_concat(size_t n);
   void build_slice(size_t n);
   void build_split(size_t n);
+  // Concats written in place (onednn_concat_regions.cc): a channel Concat of one image, its
+  // non-empty inputs; the regions planned before building; a value's slab through `md` where it
+  // has one and `md` is plain or whole channel blocks; a Concat output's memory (its region's
+  // when every input already there is at its own slab, read as it is).
+  std::optional<std::vector<ValueId>> channel_concat_inputs(size_t n) const;
+  void plan_concat_regions();
+  std::optional<memory> region_mem(ValueId v, const memory::desc& md);
+  memory concat_dst(ValueId y, const memory::desc& md, const std::vector<ValueId>& ins,
+                    const std::vector<std::pair<memory, size_t>>& srcs);
   // v's bytes seen through `md` (no copy); bound at each run when v is a boundary value.
   memory over_storage(ValueId v, const memory::desc& md);
   // The strides v is stored with when its layout has no blocks and is not plain (nhwc, a strided
@@ -252,6 +266,13 @@ class OnednnProgram {
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
   std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
+  struct Region {
+    ValueId root = kNoValue;   // the Concat output whose buffer holds it
+    size_t offset = 0;         // bytes into that buffer
+  };
+  std::vector<Region> region_of_;                         // by ValueId: its slab in a Concat's buffer
+  std::unordered_map<ValueId, memory> region_base_;       // by root: the buffer, made on first use
+  std::unordered_map<ValueId, size_t> region_bytes_;      // by root: its size
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
