@@ -33,7 +33,8 @@
 //    ["tuned_on": {"threads": 1, "cpu": "AMD EPYC", "machine": "AMD EPYC/isa-3f9c01d2"}: only for
 //     plans priced by measurement; where and at how many compute threads (machine.h)],
 //    "stats": {"candidates", "states", "search_ms", + extensions},
-//    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)]}
+//    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)],
+//    ["quantization": {...} only when an int8 precision variant was offered (PlanQuantization)]}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
 // Graph node names in model order, numbers via format_plan_number (below). Timings are the only
 // run-dependent fields, so the writer puts 0.0 in every *_ms field unless `with_timings` is set:
@@ -131,6 +132,17 @@ struct PlanAccuracy {
   int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
 };
 
+// The calibrated activation ranges an int8 precision variant (onednn_int8) quantizes with,
+// computed from the budget's calibration inputs; absent when no int8 variant was offered.
+// Consumers put them back on the model (Value::range) before extracting functions
+// (src/ir/calibrated_ranges.h), so `run`, Python and C++ rebuild exactly the priced functions.
+// JSON: "quantization": {"method": "minmax" | "percentile:<p>", "ranges": [[value name, min, max],
+// ...]} after "accuracy", in graph value order; min <= max, finite.
+struct PlanQuantization {
+  std::string method;
+  std::vector<std::pair<std::string, std::pair<float, float>>> ranges;
+};
+
 // Written only when the search could not prove its plan optimal within its memory budget
 // (src/search/bounded_search.h). JSON: "optimality": {"proven": false, "fallback", "lower_bound",
 // "gap", "memory_budget_mb"}, after "stats": total_cost - gap >= lower_bound, a bound on every
@@ -176,6 +188,7 @@ struct Plan {
   std::string model_fingerprint;
   std::vector<std::pair<std::string, Shape>> input_shapes;
   std::optional<PlanAccuracy> accuracy;   // only for plans made under an accuracy budget
+  std::optional<PlanQuantization> quantization;   // only where an int8 variant was offered
   std::optional<PlanOptimality> optimality;   // only for plans not proven optimal
   // Priced in the plan (in_plan_prices.h): total_cost is what it runs, this what the search saw.
   std::optional<Cost> isolated_total_cost;

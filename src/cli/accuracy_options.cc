@@ -9,15 +9,18 @@ namespace tessera::cli {
 
 void AccuracyOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--max-rel-error", max_rel_error,
-                 "end-to-end relative L2 error budget vs fp32 for reduced-precision backends such as onednn_bf16 "
+                 "end-to-end relative L2 error budget vs fp32 for reduced-precision backends such as onednn_bf16 and onednn_int8 "
                  "(default 0: fp32 plans)");
   cmd.add_option("--calibration", calibration,
                  "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random)");
+  cmd.add_option("--calibration-ranges", calibration_ranges,
+                 "int8 activation ranges from the calibration inputs: minmax (default) or percentile:<p>, e.g. percentile:99.99");
 }
 
 AccuracyBudget AccuracyOptions::budget() const {
   AccuracyBudget b;
   b.max_rel_error = max_rel_error;
+  b.calibration_ranges = calibration_ranges;
   for (const std::string& s : calibration) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())

@@ -2,6 +2,7 @@
 #include "runtime/budgeted_partition.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
 #include "runtime/executor.h"
+#include "runtime/int8_calibration.h"
 #include "runtime/model_data.h"
 #include "ir/structural_hash.h"
 #include "search/search_kind.h"
@@ -20,21 +22,27 @@
 namespace tessera {
 
 struct PlanErrorCheck::Data {
+  Graph model;                        // with seeded weights
   std::vector<HostTensor> inputs;
+  std::vector<HostTensor> values;     // ref's fp32 value of every ValueId
   std::vector<HostTensor> expected;   // ref's fp32 outputs, per graph output
 };
 
 PlanErrorCheck::PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget)
     : graph_(graph), seed_(budget.seed), data_(std::make_unique<Data>()) {
   data_->inputs = model_inputs(graph, budget.seed, budget.calibration);
-  const Graph model = with_seeded_weights(graph, budget.seed);   // what Executor runs
+  data_->model = with_seeded_weights(graph, budget.seed);   // what Executor runs
+  const Graph& model = data_->model;
   std::map<ValueId, HostTensor> bindings;
   for (size_t i = 0; i < model.inputs.size(); ++i) bindings[model.inputs[i]] = data_->inputs[i];
-  std::vector<HostTensor> all = interpret(model, make_ref_kernels(), bindings);
-  for (ValueId v : model.outputs) data_->expected.push_back(std::move(all[static_cast<size_t>(v)]));
+  data_->values = interpret(model, make_ref_kernels(), bindings);
+  for (ValueId v : model.outputs) data_->expected.push_back(data_->values[static_cast<size_t>(v)]);
 }
 
 PlanErrorCheck::~PlanErrorCheck() = default;
+
+const Graph& PlanErrorCheck::model() const { return data_->model; }
+const std::vector<HostTensor>& PlanErrorCheck::values() const { return data_->values; }
 
 // One compute thread, so that the number in the plan does not depend on the machine's thread count.
 double PlanErrorCheck::error(const Plan& plan) const {
@@ -98,7 +106,22 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       throw UserError::option("backends", b.name, "cannot run here, and an accuracy budget verifies plans by running them");
 
   const std::set<std::string> reduced(reduced_names.begin(), reduced_names.end());
+  std::set<std::string> int8;
+  for (const std::string& b : reduced_names)
+    if (make_backend_compiler(b)->precision() == "int8") int8.insert(b);
   const PlanErrorCheck check(graph, budget);
+  // int8 variants: calibrated ranges on the graph the search sees (int8_calibration.h).
+  std::optional<PlanQuantization> quantization;
+  Graph ranged;
+  if (!int8.empty()) {
+    if (budget.calibration.size() < graph.inputs.size())
+      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real data (--calibration NAME=FILE.npy) gives truer scales\n");
+    quantization = calibrate_ranges(check.model(), check.values(), budget.calibration_ranges);
+    ranged = with_calibrated_ranges(graph, quantization->ranges);
+  }
+  const Graph& searched = quantization ? ranged : graph;
+  std::optional<Int8CandidateErrors> int8_errors;
+  if (quantization) int8_errors.emplace(searched, check.values());
   CostDatabase in_memory;   // later rounds reuse the first round's costs even without --cache
   PartitionOptions po = options;
   if (!po.database) po.database = &in_memory;
@@ -114,14 +137,20 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       error.assign(problem.candidates.size(), -1.0);
       for (size_t i = 0; i < problem.candidates.size(); ++i) {
         if (!reduced.count(problem.candidates[i].backend)) continue;
+        if (int8.count(problem.candidates[i].backend)) {   // on the calibration data, where it has a price
+          error[i] = problem.costs[i].is_value() ? int8_errors->error(problem, static_cast<int>(i)) : budget_prior_error(problem, static_cast<int>(i));
+          continue;
+        }
         const auto& measured = i < problem.errors.size() ? problem.errors[i] : std::nullopt;
         error[i] = measured ? *measured : budget_prior_error(problem, static_cast<int>(i));
       }
       return choose_within_budget(problem, error, B).allowed;
     };
-    Round r{partition_graph(graph, backends, model, po), 0.0, 0.0, B};
+    Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
     for (int c : r.outcome.search.chosen)
       if (error[static_cast<size_t>(c)] >= 0) r.proxy += error[static_cast<size_t>(c)];
+    r.outcome.plan.quantization = quantization;
+    r.outcome.plan.model_fingerprint = model_fingerprint(graph);   // the model as imported, not its ranged copy
     r.error = check.error(r.outcome.plan);
     return r;
   };

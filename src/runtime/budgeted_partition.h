@@ -2,7 +2,7 @@
 // stays within a budget E, verified on calibration inputs (--max-rel-error E).
 //
 // Terms. A *reduced* backend computes in lower precision than fp32 (BackendCompiler::precision()
-// != "f32": onednn_bf16). The error of a plan is max over graph outputs of
+// != "f32": onednn_bf16, onednn_int8). The error of a plan is max over graph outputs of
 // ||y - y_fp32||_2 / ||y_fp32||_2, y_fp32 being ref's fp32 interpretation of the whole model on the
 // same inputs and weights. Calibration inputs: --calibration NAME=FILE.npy where given, seeded
 // random (model_data.h, `seed`) otherwise, with the model's weights (seeded where it has none).
@@ -19,6 +19,13 @@
 //   budget unused. Stops after `max_rounds`, when more budget buys the same plan, when the two ends
 //   meet within 5%, or when a failing plan has no reduced candidate left.
 //   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all).
+//
+// int8 variants (precision "int8": onednn_int8) need activation ranges: when one is offered, the
+// ranges come from ref's values on the calibration inputs (src/runtime/int8_calibration.h; a
+// warning when those inputs are seeded random: real data gives truer scales), the search runs on
+// the graph carrying them (Value::range, so the cost database keys on them through the functions'
+// hashes), each int8 candidate's error is measured on the calibration data instead of random
+// inputs, and the plan records the ranges (Plan::quantization) for whoever runs it.
 //
 // Guarantee: the plan's verified error on the calibration inputs is <= E (recorded in
 // Plan::accuracy), unless it is the fp32 fallback (then it is fp32's own rounding difference
@@ -64,6 +71,9 @@ class PlanErrorCheck {
   PlanErrorCheck& operator=(const PlanErrorCheck&) = delete;
   // max over graph outputs of ||y - y_fp32||_2 / ||y_fp32||_2.
   double error(const Plan& plan) const;
+  // The model ref ran (seeded weights filled in) and every one of its values, by ValueId.
+  const Graph& model() const;
+  const std::vector<HostTensor>& values() const;
 
  private:
   struct Data;

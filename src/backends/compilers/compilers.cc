@@ -22,6 +22,7 @@ const std::map<std::string, Factory>& factories() {
       {"halide", &make_halide_compiler},
       {"onednn", &make_onednn_compiler},
       {"onednn_bf16", &make_onednn_bf16_compiler},
+      {"onednn_int8", &make_onednn_int8_compiler},
       {"ref", &make_ref_compiler},
       {"xnnpack", &make_xnnpack_compiler},
   };
