@@ -45,6 +45,7 @@ for m in $names; do
   done
   build/tessera run "$M" --plan "$out/$m.int8.json" --check --input "input=$ref.input.npy" --repeat 1 --threads 1 \
     --output-dir "$out/$m.int8.out" | grep 'end-to-end' || true
-  build/tessera run "$out/${m}_qdq.onnx" --backends ref --input "input=$ref.input.npy" --repeat 1 --threads 1 --output-dir "$out/$m.qdq.out" >/dev/null
+  build/tessera partition "$out/${m}_qdq.onnx" --backends ref --cost roofline --plan "$out/$m.qdq.ref.json" >/dev/null
+  build/tessera run "$out/${m}_qdq.onnx" --plan "$out/$m.qdq.ref.json" --input "input=$ref.input.npy" --repeat 1 --threads 1 --output-dir "$out/$m.qdq.out" >/dev/null
   echo "$m held out vs PyTorch fp32: int8 plan $(relerr "$out/$m.int8.out" "$ref.output.npy"), whole-model QDQ $(relerr "$out/$m.qdq.out" "$ref.output.npy")"
 done

@@ -130,6 +130,11 @@ struct PlanAccuracy {
   double verified_error = 0.0;   // end-to-end relative L2 error vs fp32 ref on those inputs, max over outputs
   double proxy_error = 0.0;      // sum of the measured (or prior) errors of the plan's reduced candidates
   int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
+  // Where an int8 variant was offered: each convolution or matmul it could quantize (a source with
+  // a calibrated range) that the plan runs in fp32, with why (no int8 candidate; its least int8
+  // error over the budget; or not chosen). JSON: "stayed_fp32": [[node name, why], ...] at the
+  // end of "accuracy", only when not empty.
+  std::vector<std::pair<std::string, std::string>> stayed_fp32;
 };
 
 // The calibrated activation ranges an int8 precision variant (onednn_int8) quantizes with,

@@ -40,7 +40,10 @@ std::string accuracy_summary(const Plan& plan) {
   std::snprintf(buf, sizeof buf, "accuracy: budget %g, verified error %.3g on %s (proxy %.3g, %lld round%s)%s",
                 a.max_rel_error, a.verified_error, a.calibration.c_str(), a.proxy_error, (long long)a.rounds,
                 a.rounds == 1 ? "" : "s", a.verified_error <= a.max_rel_error ? "" : "  NOT MET (fp32 plan)");
-  return buf;
+  std::string text = buf;
+  if (!a.stayed_fp32.empty())
+    text += "; " + std::to_string(a.stayed_fp32.size()) + " int8-capable convolution(s)/matmul(s) stayed fp32 (accuracy.stayed_fp32 in the plan says why)";
+  return text;
 }
 
 }  // namespace tessera::cli

@@ -84,6 +84,34 @@ std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& bu
   return fp;
 }
 
+namespace {
+
+// The convolutions and matmuls an int8 variant could quantize (their source has a range) that
+// `plan` runs elsewhere, each with why (PlanAccuracy::stayed_fp32).
+std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& int8,
+                                                             const std::vector<double>& least_error, double E) {
+  std::vector<std::string> backend_of(ranged.nodes.size());
+  for (const Partition& p : plan.partitions) p.nodes.for_each([&](NodeId n) { backend_of[static_cast<size_t>(n)] = p.backend; });
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t n = 0; n < ranged.nodes.size(); ++n) {
+    const Node& node = ranged.nodes[n];
+    if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") continue;
+    if (node.inputs.empty() || node.inputs[0] == kNoValue || !ranged.value(node.inputs[0]).range || int8.count(backend_of[n])) continue;
+    char why[160];
+    if (std::isinf(least_error[n]))
+      std::snprintf(why, sizeof why, "no int8 candidate runs it (oneDNN has no int8 kernel for it, or its weights are computed)");
+    else if (least_error[n] > E)
+      std::snprintf(why, sizeof why, "its int8 candidates' least error %.3g exceeds the budget %g", least_error[n], E);
+    else
+      std::snprintf(why, sizeof why, "not chosen: fp32 cost less, or its int8 error (%.3g at least) did not fit beside the int8 partitions chosen",
+                    least_error[n]);
+    out.push_back({node.name, why});
+  }
+  return out;
+}
+
+}  // namespace
+
 PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
                                          const AccuracyBudget& budget) {
@@ -122,6 +150,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   const Graph& searched = quantization ? ranged : graph;
   std::optional<Int8CandidateErrors> int8_errors;
   if (quantization) int8_errors.emplace(searched, check.values());
+  // Per node: the least error of an int8 candidate holding it that has a price (+inf: none).
+  std::vector<double> least_int8_error(graph.nodes.size(), INFINITY);
   CostDatabase in_memory;   // later rounds reuse the first round's costs even without --cache
   PartitionOptions po = options;
   if (!po.database) po.database = &in_memory;
@@ -138,7 +168,13 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       for (size_t i = 0; i < problem.candidates.size(); ++i) {
         if (!reduced.count(problem.candidates[i].backend)) continue;
         if (int8.count(problem.candidates[i].backend)) {   // on the calibration data, where it has a price
-          error[i] = problem.costs[i].is_value() ? int8_errors->error(problem, static_cast<int>(i)) : budget_prior_error(problem, static_cast<int>(i));
+          if (!problem.costs[i].is_value()) {
+            error[i] = budget_prior_error(problem, static_cast<int>(i));
+            continue;
+          }
+          error[i] = int8_errors->error(problem, static_cast<int>(i));
+          for (int n : problem.candidates[i].inside().members())
+            least_int8_error[static_cast<size_t>(n)] = std::min(least_int8_error[static_cast<size_t>(n)], error[i]);
           continue;
         }
         const auto& measured = i < problem.errors.size() ? problem.errors[i] : std::nullopt;
@@ -194,6 +230,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     ++rounds;
   }
   best->outcome.plan.accuracy = PlanAccuracy{E, calibration_fingerprint(graph, budget), best->error, best->proxy, rounds};
+  if (quantization) best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, E);
   return std::move(best->outcome);
 }
 

@@ -292,7 +292,14 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   if (const auto& a = plan.accuracy)
     o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
       << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
-      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds << "}";
+      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds;
+  if (const auto& a = plan.accuracy; a && !a->stayed_fp32.empty()) {
+    o << ", \"stayed_fp32\": [";
+    for (size_t i = 0; i < a->stayed_fp32.size(); ++i)
+      o << (i ? ",\n    " : "\n    ") << "[" << quote(a->stayed_fp32[i].first) << ", " << quote(a->stayed_fp32[i].second) << "]";
+    o << "]";
+  }
+  if (plan.accuracy) o << "}";
   if (const auto& q = plan.quantization) {
     o << ",\n \"quantization\": {\"method\": " << quote(q->method) << ", \"ranges\": [";
     for (size_t i = 0; i < q->ranges.size(); ++i)
@@ -566,6 +573,15 @@ PlanAccuracy read_accuracy(const nlohmann::json& a, const std::string& file) {
   acc.verified_error = number("verified_error");
   acc.proxy_error = number("proxy_error");
   acc.rounds = static_cast<int64_t>(number("rounds"));
+  if (a.contains("stayed_fp32")) {
+    const auto& list = a["stayed_fp32"];
+    if (!list.is_array()) throw UserError(file, "accuracy.stayed_fp32", "expected an array");
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_array() || list[i].size() != 2 || !list[i][0].is_string() || !list[i][1].is_string())
+        throw UserError(file, "accuracy.stayed_fp32[" + std::to_string(i) + "]", "expected [node name, why]");
+      acc.stayed_fp32.push_back({list[i][0].get<std::string>(), list[i][1].get<std::string>()});
+    }
+  }
   return acc;
 }
 

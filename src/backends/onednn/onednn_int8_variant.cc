@@ -51,12 +51,6 @@ std::optional<ActQuant> act_quant(const Value& v) {
   return q;
 }
 
-// Strides of a plain or strided (not blocked) memory desc.
-Dims strides_of(const memory::desc& md) {
-  const dnnl_memory_desc_t& raw = md.data;
-  return Dims(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims);
-}
-
 // Per-channel s8 weights from f32 ones: `channels` channels, element i of channel c at
 // c * channel_stride + i * elem_stride (i < per_channel). Writes the quantized bytes at the same
 // offsets and scale[c] = act_scale * sw[c].
@@ -97,7 +91,7 @@ void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8,
   dnnl::reorder reorder(plain, weights);   // adds oneDNN's compensation (source zero point) where `want` asks for it
   const WeightQuantizer quantize{channels, per_channel, channel_stride, elem_stride, act_scale};
   auto done_for = std::make_shared<const void*>(nullptr);
-  steps_.push_back({{}, {}, [this, w, plain, weights, scales, reorder, quantize, done_for] {
+  steps_.push_back({{}, {}, [this, w, plain, weights, scales, reorder, quantize, done_for]() mutable {
                       const float* data = frame_.cview(w).as<float>();
                       if (data == *done_for) return;
                       quantize(data, static_cast<int8_t*>(plain.get_data_handle()), static_cast<float*>(scales.get_data_handle()));

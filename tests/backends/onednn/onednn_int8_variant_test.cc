@@ -19,6 +19,7 @@
 #include "runtime/npy.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
+#include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "tessera/plan.h"
 
@@ -132,7 +133,14 @@ TEST_CASE("calibrate_ranges: percentile ranges lie inside min/max; a bad method 
 
 TEST_CASE("onednn_int8 under --max-rel-error: the budget holds on held-out inputs, E = 0 is the fp32 plan, ranges round-trip", "[cli]") {
   TempDir dir;
-  const std::string tessera = tessera::testing::tessera_binary(), model = "data/models/conv_block.json";
+  // conv_block at 32 channels and 32x32: large enough that its convolutions are compute-bound,
+  // where the roofline prices int8 at VNNI rates below f32.
+  std::string text = read_text("data/models/conv_block.json");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"[8, 8, 3, 3]", "[32, 32, 3, 3]"}, {"\"shape\": [8]", "\"shape\": [32]"}, {"[1, 8, 16, 16]", "[1, 32, 32, 32]"}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
+  const std::string tessera = tessera::testing::tessera_binary(), model = dir.file("conv_block32.json");
+  std::ofstream(model) << text;
   const std::string common = " --cost roofline --cache " + dir.file("costs.db");
   const double E = 0.05;
   const std::string plan = dir.file("int8.json");
