@@ -84,6 +84,19 @@ std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& bu
   return fp;
 }
 
+std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends) {
+  std::vector<std::string> out;
+  for (const std::string& b : reduced_precision_backends(backends))
+    if (make_backend_compiler(b)->precision() == "int8") out.push_back(b);
+  return out;
+}
+
+Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget) {
+  if (!(budget.max_rel_error > 0) || int8_backends(backends).empty()) return graph;
+  const PlanErrorCheck check(graph, budget);
+  return with_calibrated_ranges(graph, calibrate_ranges(check.model(), check.values(), budget.calibration_ranges).ranges);
+}
+
 namespace {
 
 // The convolutions and matmuls an int8 variant could quantize (their source has a range) that
@@ -134,9 +147,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       throw UserError::option("backends", b.name, "cannot run here, and an accuracy budget verifies plans by running them");
 
   const std::set<std::string> reduced(reduced_names.begin(), reduced_names.end());
-  std::set<std::string> int8;
-  for (const std::string& b : reduced_names)
-    if (make_backend_compiler(b)->precision() == "int8") int8.insert(b);
+  const std::vector<std::string> int8_names = int8_backends(backends);
+  const std::set<std::string> int8(int8_names.begin(), int8_names.end());
   const PlanErrorCheck check(graph, budget);
   // int8 variants: calibrated ranges on the graph the search sees (int8_calibration.h).
   std::optional<PlanQuantization> quantization;

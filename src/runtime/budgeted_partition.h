@@ -82,6 +82,14 @@ class PlanErrorCheck {
   std::unique_ptr<Data> data_;
 };
 
+// The backends among `backends` whose compiler computes in int8 (onednn_int8).
+std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends);
+
+// The graph partition_within_budget searches: `graph` with its int8 sources' calibrated ranges
+// when E > 0 and an int8 backend is offered, `graph` itself otherwise. For callers that price its
+// candidates ahead of the search (tune's measurement pass), so they measure the same functions.
+Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget);
+
 // partition_graph under the budget (see the header comment). Throws UserError for a negative or
 // non-finite E, E > 0 with a search other than collage, or a backend that cannot run here.
 PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
