@@ -129,6 +129,17 @@ inline bool dense_f32(const memory::desc& md) {
   return md.get_size() == elems * sizeof(float);
 }
 
+// A deep copy of `base` (zero points, output scales: what an int8 anchor starts with) with post-ops
+// `po`. primitive_attr's copy shares one handle, so a trial attribute made by copying would change
+// the anchor's own; a fresh one would drop its zero points.
+inline dnnl::primitive_attr with_post_ops(const dnnl::primitive_attr& base, const dnnl::post_ops& po) {
+  dnnl_primitive_attr_t clone = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_attr_clone(&clone, base.get()), "could not clone a primitive attribute");
+  dnnl::primitive_attr out(clone);
+  out.set_post_ops(po);
+  return out;
+}
+
 // The host pass (onednn_host_eltwise.h) that can take the last post-op of `po` off the anchor:
 // SiLU (swish with alpha 1) or erf-GELU.
 inline std::optional<HostEltwise> host_eltwise_at_end(const dnnl::post_ops& po) {
@@ -162,8 +173,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       dnnl::post_ops trial = owned_post_ops(po);
       const EltwiseOp e = unary_eltwise(g->second);
       trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
-      dnnl::primitive_attr a;
-      a.set_post_ops(trial);
+      dnnl::primitive_attr a = with_post_ops(attr, trial);
       if (!try_pd(a)) break;
       po = trial;
       attr = a;
@@ -213,8 +223,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       if (*alg == algorithm::binary_add && o.type.shape == out_shape && sum_source == kNoValue) {
         dnnl::post_ops with_sum = owned_post_ops(po);
         with_sum.append_sum(1.0f);
-        dnnl::primitive_attr a;
-        a.set_post_ops(with_sum);
+        dnnl::primitive_attr a = with_post_ops(attr, with_sum);
         if (try_pd(a)) {
           po = with_sum;
           attr = a;
@@ -236,8 +245,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     } else {
       break;
     }
-    dnnl::primitive_attr a;
-    a.set_post_ops(trial);
+    dnnl::primitive_attr a = with_post_ops(attr, trial);
     if (!try_pd(a)) break;
     po = trial;
     attr = a;
@@ -287,8 +295,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   // its dst layout without it and writes dense memory.
   std::optional<HostEltwise> pass;
   if (const dnnl::post_ops po = owned_post_ops(attr.get_post_ops()); const auto op = host_eltwise_at_end(po)) {
-    dnnl::primitive_attr a;
-    a.set_post_ops(owned_post_ops(po, po.len() - 1));
+    dnnl::primitive_attr a = with_post_ops(attr, owned_post_ops(po, po.len() - 1));
     try {
       Pd trial = make_pd(a);
       if (trial.impl_info_str() == bare_impl && trial.dst_desc() == pd->dst_desc() && dense_f32(trial.dst_desc())) {
