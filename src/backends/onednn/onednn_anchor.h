@@ -129,13 +129,15 @@ inline bool dense_f32(const memory::desc& md) {
   return md.get_size() == elems * sizeof(float);
 }
 
-// A deep copy of `base` (zero points, output scales: what an int8 anchor starts with) with post-ops
-// `po`. primitive_attr's copy shares one handle, so a trial attribute made by copying would change
-// the anchor's own; a fresh one would drop its zero points.
+// A new attribute with post-ops `po` and `base`'s source zero points (what an int8 anchor starts
+// with: onednn_int8_variant.cc). A fresh attribute would drop them; a copy of `base` shares its
+// handle, and so would change the anchor's own.
 inline dnnl::primitive_attr with_post_ops(const dnnl::primitive_attr& base, const dnnl::post_ops& po) {
-  dnnl_primitive_attr_t clone = nullptr;
-  dnnl::error::wrap_c_api(dnnl_primitive_attr_clone(&clone, base.get()), "could not clone a primitive attribute");
-  dnnl::primitive_attr out(clone);
+  dnnl::primitive_attr out;
+  int mask = 0;
+  std::vector<int32_t> zero_points;
+  base.get_zero_points(DNNL_ARG_SRC, mask, zero_points);
+  if (!zero_points.empty() && !(zero_points.size() == 1 && zero_points[0] == 0)) out.set_zero_points(DNNL_ARG_SRC, mask, zero_points);
   out.set_post_ops(po);
   return out;
 }
