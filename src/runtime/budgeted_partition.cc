@@ -84,6 +84,10 @@ std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& bu
   return fp;
 }
 
+double verification_target(double max_rel_error, bool int8_offered) {
+  return int8_offered ? max_rel_error * (1.0 - kInt8Margin) : max_rel_error;
+}
+
 std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends) {
   std::vector<std::string> out;
   for (const std::string& b : reduced_precision_backends(backends))
@@ -206,23 +210,24 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   // Tighten while the plan fails, loosen while it holds with room to spare; keep the cheapest
   // verified plan. `fail` is the smallest proxy budget whose plan failed.
   std::optional<Round> best;
+  const double target = verification_target(E, !int8.empty());
   double B = E, fail = INFINITY;
   int rounds = 0;
   while (rounds < budget.max_rounds) {
     Round r = round_at(B);
     ++rounds;
     double next;
-    if (r.error <= E) {
+    if (r.error <= target) {
       const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
       if (!best || r.outcome.plan.total_cost < best->outcome.plan.total_cost) best = std::move(r);
       if (same_as_best) break;   // more budget bought nothing
-      next = B * std::clamp(0.9 * E / std::max(best->error, 1e-12), 1.0, 8.0);
+      next = B * std::clamp(0.9 * target / std::max(best->error, 1e-12), 1.0, 8.0);
       if (next >= fail) next = std::sqrt(B * fail);
       if (next <= B * 1.05) break;
     } else {
       if (r.proxy == 0.0) break;   // no reduced candidate left: tightening cannot help
       fail = std::min(fail, B);
-      next = best ? std::sqrt(best->budget * fail) : r.proxy * std::min(0.5, 0.9 * E / r.error);
+      next = best ? std::sqrt(best->budget * fail) : r.proxy * std::min(0.5, 0.9 * target / r.error);
       if (best && fail <= best->budget * 1.05) break;
     }
     B = next;

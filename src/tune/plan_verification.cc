@@ -120,10 +120,11 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     }
     if (check) {
       const double err = check->error(plan);
-      if (err > E) {
+      const double target = verification_target(E, quantization.has_value());
+      if (err > target) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > max_rel_error %g",
-                      label.c_str(), err, E);
+        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g",
+                      label.c_str(), err, quantization ? "0.9 max_rel_error" : "max_rel_error", target);
         record.notes.push_back(buf);
         return;
       }
