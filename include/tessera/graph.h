@@ -47,7 +47,7 @@ struct Value {
   // its shape, because no kernel that reads it wants channels last.
   bool plain_only = false;
   // The activation's calibrated range [min, max] (min <= 0 <= max), set only where an int8
-  // precision variant is offered under an accuracy budget (src/runtime/calibration_ranges.h):
+  // precision variant is offered under an accuracy budget (src/runtime/int8_calibration.h):
   // the quantization scale and zero point of an int8 convolution or matmul that reads it. Part
   // of a function's identity (structural_hash) when set; unset everywhere else.
   std::optional<std::pair<float, float>> range;

@@ -1,6 +1,6 @@
 // Precision variant `onednn_int8` (onednn_compiler.h): an fp32 function whose convolutions and
 // matmuls run as oneDNN u8 x s8 primitives, with the calibrated activation ranges the function's
-// values carry (Value::range, set by an accuracy budget: src/runtime/calibration_ranges.h).
+// values carry (Value::range, set by an accuracy budget: src/runtime/int8_calibration.h).
 //
 //   fn(x f32, W f32, B f32) { Conv(x, W, B) ─▶ Relu } -> y f32          x.range = [lo, hi]
 //     xq = reorder(x, scale 1/sx, dst zero point zx) u8      sx = (hi - lo) / 255, zx = round(-lo / sx)
