@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/attribute.h"
@@ -44,6 +46,11 @@ struct Value {
   // elementwise ops: attention's [N, heads, S, d]. It crosses between functions plain, whatever
   // its shape, because no kernel that reads it wants channels last.
   bool plain_only = false;
+  // The activation's calibrated range [min, max] (min <= 0 <= max), set only where an int8
+  // precision variant is offered under an accuracy budget (src/runtime/int8_calibration.h):
+  // the quantization scale and zero point of an int8 convolution or matmul that reads it. Part
+  // of a function's identity (structural_hash) when set; unset everywhere else.
+  std::optional<std::pair<float, float>> range;
 
   bool is_constant() const { return kind == ValueKind::Constant; }
   // A weight is a parameter of an outlined function, not part of its identity (docs/design.md): a

@@ -33,7 +33,8 @@
 //    ["tuned_on": {"threads": 1, "cpu": "AMD EPYC", "machine": "AMD EPYC/isa-3f9c01d2"}: only for
 //     plans priced by measurement; where and at how many compute threads (machine.h)],
 //    "stats": {"candidates", "states", "search_ms", + extensions},
-//    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)]}
+//    ["accuracy": {...} only when the plan was made under an accuracy budget (PlanAccuracy)],
+//    ["quantization": {...} only when an int8 precision variant was offered (PlanQuantization)]}
 // Byte-identical for equal Plans: keys in a fixed order, two-space indentation, nodes named by
 // Graph node names in model order, numbers via format_plan_number (below). Timings are the only
 // run-dependent fields, so the writer puts 0.0 in every *_ms field unless `with_timings` is set:
@@ -129,6 +130,22 @@ struct PlanAccuracy {
   double verified_error = 0.0;   // end-to-end relative L2 error vs fp32 ref on those inputs, max over outputs
   double proxy_error = 0.0;      // sum of the measured (or prior) errors of the plan's reduced candidates
   int64_t rounds = 0;            // search + verify rounds (1 + tightenings)
+  // Where an int8 variant was offered: each convolution or matmul it could quantize (a source with
+  // a calibrated range) that the plan runs in fp32, with why (no int8 candidate; its least int8
+  // error over the budget; or not chosen). JSON: "stayed_fp32": [[node name, why], ...] at the
+  // end of "accuracy", only when not empty.
+  std::vector<std::pair<std::string, std::string>> stayed_fp32;
+};
+
+// The calibrated activation ranges an int8 precision variant (onednn_int8) quantizes with,
+// computed from the budget's calibration inputs; absent when no int8 variant was offered.
+// Consumers put them back on the model (Value::range) before extracting functions
+// (src/ir/calibrated_ranges.h), so `run`, Python and C++ rebuild exactly the priced functions.
+// JSON: "quantization": {"method": "minmax" | "percentile:<p>", "ranges": [[value name, min, max],
+// ...]} after "accuracy", in graph value order; min <= max, finite.
+struct PlanQuantization {
+  std::string method;
+  std::vector<std::pair<std::string, std::pair<float, float>>> ranges;
 };
 
 // Written only when the search could not prove its plan optimal within its memory budget
@@ -176,6 +193,7 @@ struct Plan {
   std::string model_fingerprint;
   std::vector<std::pair<std::string, Shape>> input_shapes;
   std::optional<PlanAccuracy> accuracy;   // only for plans made under an accuracy budget
+  std::optional<PlanQuantization> quantization;   // only where an int8 variant was offered
   std::optional<PlanOptimality> optimality;   // only for plans not proven optimal
   // Priced in the plan (in_plan_prices.h): total_cost is what it runs, this what the search saw.
   std::optional<Cost> isolated_total_cost;

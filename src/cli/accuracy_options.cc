@@ -9,15 +9,18 @@ namespace tessera::cli {
 
 void AccuracyOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--max-rel-error", max_rel_error,
-                 "end-to-end relative L2 error budget vs fp32 for reduced-precision backends such as onednn_bf16 "
+                 "end-to-end relative L2 error budget vs fp32 for reduced-precision backends such as onednn_bf16 and onednn_int8 "
                  "(default 0: fp32 plans)");
   cmd.add_option("--calibration", calibration,
                  "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random)");
+  cmd.add_option("--calibration-ranges", calibration_ranges,
+                 "int8 activation ranges from the calibration inputs: minmax (default) or percentile:<p>, e.g. percentile:99.99");
 }
 
 AccuracyBudget AccuracyOptions::budget() const {
   AccuracyBudget b;
   b.max_rel_error = max_rel_error;
+  b.calibration_ranges = calibration_ranges;
   for (const std::string& s : calibration) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
@@ -37,7 +40,10 @@ std::string accuracy_summary(const Plan& plan) {
   std::snprintf(buf, sizeof buf, "accuracy: budget %g, verified error %.3g on %s (proxy %.3g, %lld round%s)%s",
                 a.max_rel_error, a.verified_error, a.calibration.c_str(), a.proxy_error, (long long)a.rounds,
                 a.rounds == 1 ? "" : "s", a.verified_error <= a.max_rel_error ? "" : "  NOT MET (fp32 plan)");
-  return buf;
+  std::string text = buf;
+  if (!a.stayed_fp32.empty())
+    text += "; " + std::to_string(a.stayed_fp32.size()) + " int8-capable convolution(s)/matmul(s) stayed fp32 (accuracy.stayed_fp32 in the plan says why)";
+  return text;
 }
 
 }  // namespace tessera::cli

@@ -13,6 +13,7 @@ namespace tessera::cli {
 struct AccuracyOptions {
   double max_rel_error = 0.0;
   std::vector<std::string> calibration;   // NAME=FILE.npy
+  std::string calibration_ranges = "minmax";   // int8 activation ranges: minmax | percentile:<p>
 
   void add_to(CLI::App& cmd);
   // Reads the calibration files (UserError naming the flag or file when one is bad).

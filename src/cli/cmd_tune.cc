@@ -41,6 +41,7 @@
 #include <tbb/task_arena.h>
 
 #include "cli/accuracy_options.h"
+#include "runtime/budgeted_partition.h"
 #include "cli/commands.h"
 #include "distributed/distributed_tune.h"
 #include "cost_models/measure/measure_progress.h"
@@ -307,8 +308,9 @@ struct TuneRequests {
     functions.resize(in.graphs.size());
     for (size_t m = 0; m < in.graphs.size(); ++m) {
       first_request.push_back(requests.size());
-      add_candidate_requests(in.graphs[m], in.backends, in.args.jobs, in.steering, in.args.models[m], functions[m],
-                             requests);
+      // An int8 variant's functions carry calibrated ranges: measured as the search will ask for them.
+      add_candidate_requests(budget_search_graph(in.graphs[m], in.backends, in.budget), in.backends, in.args.jobs, in.steering,
+                             in.args.models[m], functions[m], requests);
     }
     first_request.push_back(requests.size());
   }

@@ -105,10 +105,11 @@ DeviceProfile host_profile(const Calibration& c, const CalibrateOptions& o) {
   // Starting points: the sgemm that measured peak is the library backends' best case; reference
   // kernels reach a small fraction of it. A measured run refits these (docs/formats.md).
   // onednn_bf16 computes ~2x faster than f32 where bf16 is native, but a factor is at most 1 of
-  // the f32 peak: 1.0 is the closest a profile can say.
+  // the f32 peak: 1.0 is the closest a profile can say. onednn_int8's convolutions and matmuls are
+  // priced at 4x the f32 rate by the roofline itself (roofline_cost_model.cc).
   p.efficiency = {{"default", {0.5, 0.8}}, {"blas", {0.9, 0.9}}, {"onednn", {0.9, 0.9}},
                   {"eigen", {0.7, 0.9}},   {"ref", {0.1, 0.6}},    {"xnnpack", {0.8, 0.9}}, {"halide", {0.5, 0.9}},
-                  {"onednn_bf16", {1.0, 0.9}}};
+                  {"onednn_bf16", {1.0, 0.9}}, {"onednn_int8", {0.9, 0.9}}};
   return p;
 }
 

@@ -98,7 +98,21 @@ std::string RooflineCostModel::device_fingerprint(std::string_view device) const
 Cost RooflineCostModel::estimate_impl(const CostRequest& r) const {
   const DeviceProfile* p = profile_for(r.device);
   if (!p) return Cost::invalid("roofline: no device profile for device '" + r.device + "'");
-  return Cost::value(roofline(*r.function, *p, p->efficiency_for(r.backend)).seconds);
+  std::vector<NodeWork> work = roofline_work(*r.function);
+  // A precision variant named <backend>_int8 (onednn_int8) runs its convolutions and matmuls as
+  // u8 x s8 dot products: AVX512-VNNI's vpdpbusd does 64 int8 multiply-adds per instruction
+  // against 16 f32 FMAs, so their arithmetic is priced at 4x the f32 rate (the efficiency factor,
+  // at most 1 of the f32 peak, cannot say it). Its other nodes run in f32 as priced.
+  // A profile without factors of its own for the variant (one fitted before it existed) prices
+  // it with its base backend's, not the default's.
+  const bool int8 = r.backend.size() > 5 && r.backend.ends_with("_int8");
+  if (int8)
+    for (size_t i = 0; i < work.size(); ++i) {
+      const std::string& op = r.function->nodes[i].op;
+      if (op == "Conv" || op == "MatMul" || op == "Gemm") work[i].flops /= 4.0;
+    }
+  const std::string base = int8 && !p->efficiency.count(r.backend) ? r.backend.substr(0, r.backend.size() - 5) : r.backend;
+  return Cost::value(roofline(work, *p, p->efficiency_for(base)).seconds);
 }
 
 Cost RooflineCostModel::transfer_impl(size_t bytes, std::string_view from, std::string_view to) const {

@@ -10,6 +10,7 @@
 #include "emit/module_printer.h"
 #include "emit/outline.h"
 #include "emit/plan_dot.h"
+#include "ir/calibrated_ranges.h"
 
 namespace tessera {
 
@@ -19,7 +20,9 @@ EmitResult emit_module(const Graph& graph, const Plan& plan, const EmitOptions& 
     if (options.dump && print_module(next) != print_module(r.module)) options.dump(name, next);
     r.module = std::move(next);
   };
-  step("outline", outline(graph, plan));
+  // An int8 plan's functions read the calibrated ranges it was made with (calibrated_ranges.h).
+  const Graph ranged = plan.quantization ? with_calibrated_ranges(graph, plan.quantization->ranges) : Graph();
+  step("outline", outline(plan.quantization ? ranged : graph, plan));
   step("backend_passes", run_backend_passes(r.module, options.pipelines, options.dump));
   step("codegen", codegen(r.module, options.codegens, &r.notes));
   LowerOptions lower_options;

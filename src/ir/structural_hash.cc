@@ -47,8 +47,12 @@ class Canonical {
     // A plain-only 4-D activation crosses boundaries in another layout than a feature map of its
     // type, so it is another function; every other value writes the bytes it always did.
     const bool plain_only = val.plain_only && layout_sensitive(val.type);
-    put_u64(static_cast<uint64_t>(val.kind) | (plain_only ? uint64_t{1} << 32 : 0));
+    put_u64(static_cast<uint64_t>(val.kind) | (plain_only ? uint64_t{1} << 32 : 0) | (val.range ? uint64_t{1} << 33 : 0));
     put_type(val.type);
+    if (val.range) {   // a calibrated range: another int8 function (unset values write what they always did)
+      out_.append(reinterpret_cast<const char*>(&val.range->first), sizeof(float));
+      out_.append(reinterpret_cast<const char*>(&val.range->second), sizeof(float));
+    }
     if (val.is_constant() && !val.is_weight()) put_data(val.data);
   }
   void put_ref(ValueId v) {

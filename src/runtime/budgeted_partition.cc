@@ -2,6 +2,7 @@
 #include "runtime/budgeted_partition.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
 #include "runtime/executor.h"
+#include "runtime/int8_calibration.h"
 #include "runtime/model_data.h"
 #include "ir/structural_hash.h"
 #include "search/search_kind.h"
@@ -20,21 +22,27 @@
 namespace tessera {
 
 struct PlanErrorCheck::Data {
+  Graph model;                        // with seeded weights
   std::vector<HostTensor> inputs;
+  std::vector<HostTensor> values;     // ref's fp32 value of every ValueId
   std::vector<HostTensor> expected;   // ref's fp32 outputs, per graph output
 };
 
 PlanErrorCheck::PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget)
     : graph_(graph), seed_(budget.seed), data_(std::make_unique<Data>()) {
   data_->inputs = model_inputs(graph, budget.seed, budget.calibration);
-  const Graph model = with_seeded_weights(graph, budget.seed);   // what Executor runs
+  data_->model = with_seeded_weights(graph, budget.seed);   // what Executor runs
+  const Graph& model = data_->model;
   std::map<ValueId, HostTensor> bindings;
   for (size_t i = 0; i < model.inputs.size(); ++i) bindings[model.inputs[i]] = data_->inputs[i];
-  std::vector<HostTensor> all = interpret(model, make_ref_kernels(), bindings);
-  for (ValueId v : model.outputs) data_->expected.push_back(std::move(all[static_cast<size_t>(v)]));
+  data_->values = interpret(model, make_ref_kernels(), bindings);
+  for (ValueId v : model.outputs) data_->expected.push_back(data_->values[static_cast<size_t>(v)]);
 }
 
 PlanErrorCheck::~PlanErrorCheck() = default;
+
+const Graph& PlanErrorCheck::model() const { return data_->model; }
+const std::vector<HostTensor>& PlanErrorCheck::values() const { return data_->values; }
 
 // One compute thread, so that the number in the plan does not depend on the machine's thread count.
 double PlanErrorCheck::error(const Plan& plan) const {
@@ -76,6 +84,51 @@ std::string calibration_fingerprint(const Graph& graph, const AccuracyBudget& bu
   return fp;
 }
 
+double verification_target(double max_rel_error, bool int8_offered) {
+  return int8_offered ? max_rel_error * (1.0 - kInt8Margin) : max_rel_error;
+}
+
+std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends) {
+  std::vector<std::string> out;
+  for (const std::string& b : reduced_precision_backends(backends))
+    if (make_backend_compiler(b)->precision() == "int8") out.push_back(b);
+  return out;
+}
+
+Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget) {
+  if (!(budget.max_rel_error > 0) || int8_backends(backends).empty()) return graph;
+  const PlanErrorCheck check(graph, budget);
+  return with_calibrated_ranges(graph, calibrate_ranges(check.model(), check.values(), budget.calibration_ranges).ranges);
+}
+
+namespace {
+
+// The convolutions and matmuls an int8 variant could quantize (their source has a range) that
+// `plan` runs elsewhere, each with why (PlanAccuracy::stayed_fp32).
+std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& int8,
+                                                             const std::vector<double>& least_error, double E) {
+  std::vector<std::string> backend_of(ranged.nodes.size());
+  for (const Partition& p : plan.partitions) p.nodes.for_each([&](NodeId n) { backend_of[static_cast<size_t>(n)] = p.backend; });
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t n = 0; n < ranged.nodes.size(); ++n) {
+    const Node& node = ranged.nodes[n];
+    if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") continue;
+    if (node.inputs.empty() || node.inputs[0] == kNoValue || !ranged.value(node.inputs[0]).range || int8.count(backend_of[n])) continue;
+    char why[160];
+    if (std::isinf(least_error[n]))
+      std::snprintf(why, sizeof why, "no int8 candidate runs it (oneDNN has no int8 kernel for it, or its weights are computed)");
+    else if (least_error[n] > E)
+      std::snprintf(why, sizeof why, "its int8 candidates' least error %.3g exceeds the budget %g", least_error[n], E);
+    else
+      std::snprintf(why, sizeof why, "not chosen: fp32 cost less, or its int8 error (%.3g at least) did not fit beside the int8 partitions chosen",
+                    least_error[n]);
+    out.push_back({node.name, why});
+  }
+  return out;
+}
+
+}  // namespace
+
 PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
                                          const AccuracyBudget& budget) {
@@ -98,7 +151,23 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       throw UserError::option("backends", b.name, "cannot run here, and an accuracy budget verifies plans by running them");
 
   const std::set<std::string> reduced(reduced_names.begin(), reduced_names.end());
+  const std::vector<std::string> int8_names = int8_backends(backends);
+  const std::set<std::string> int8(int8_names.begin(), int8_names.end());
   const PlanErrorCheck check(graph, budget);
+  // int8 variants: calibrated ranges on the graph the search sees (int8_calibration.h).
+  std::optional<PlanQuantization> quantization;
+  Graph ranged;
+  if (!int8.empty()) {
+    if (budget.calibration.size() < graph.inputs.size())
+      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real data (--calibration NAME=FILE.npy) gives truer scales\n");
+    quantization = calibrate_ranges(check.model(), check.values(), budget.calibration_ranges);
+    ranged = with_calibrated_ranges(graph, quantization->ranges);
+  }
+  const Graph& searched = quantization ? ranged : graph;
+  std::optional<Int8CandidateErrors> int8_errors;
+  if (quantization) int8_errors.emplace(searched, check.values());
+  // Per node: the least error of an int8 candidate holding it that has a price (+inf: none).
+  std::vector<double> least_int8_error(graph.nodes.size(), INFINITY);
   CostDatabase in_memory;   // later rounds reuse the first round's costs even without --cache
   PartitionOptions po = options;
   if (!po.database) po.database = &in_memory;
@@ -114,14 +183,26 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       error.assign(problem.candidates.size(), -1.0);
       for (size_t i = 0; i < problem.candidates.size(); ++i) {
         if (!reduced.count(problem.candidates[i].backend)) continue;
+        if (int8.count(problem.candidates[i].backend)) {   // on the calibration data, where it has a price
+          if (!problem.costs[i].is_value()) {
+            error[i] = budget_prior_error(problem, static_cast<int>(i));
+            continue;
+          }
+          error[i] = int8_errors->error(problem, static_cast<int>(i));
+          for (int n : problem.candidates[i].inside().members())
+            least_int8_error[static_cast<size_t>(n)] = std::min(least_int8_error[static_cast<size_t>(n)], error[i]);
+          continue;
+        }
         const auto& measured = i < problem.errors.size() ? problem.errors[i] : std::nullopt;
         error[i] = measured ? *measured : budget_prior_error(problem, static_cast<int>(i));
       }
       return choose_within_budget(problem, error, B).allowed;
     };
-    Round r{partition_graph(graph, backends, model, po), 0.0, 0.0, B};
+    Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
     for (int c : r.outcome.search.chosen)
       if (error[static_cast<size_t>(c)] >= 0) r.proxy += error[static_cast<size_t>(c)];
+    r.outcome.plan.quantization = quantization;
+    r.outcome.plan.model_fingerprint = model_fingerprint(graph);   // the model as imported, not its ranged copy
     r.error = check.error(r.outcome.plan);
     return r;
   };
@@ -129,23 +210,24 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   // Tighten while the plan fails, loosen while it holds with room to spare; keep the cheapest
   // verified plan. `fail` is the smallest proxy budget whose plan failed.
   std::optional<Round> best;
+  const double target = verification_target(E, !int8.empty());
   double B = E, fail = INFINITY;
   int rounds = 0;
   while (rounds < budget.max_rounds) {
     Round r = round_at(B);
     ++rounds;
     double next;
-    if (r.error <= E) {
+    if (r.error <= target) {
       const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
       if (!best || r.outcome.plan.total_cost < best->outcome.plan.total_cost) best = std::move(r);
       if (same_as_best) break;   // more budget bought nothing
-      next = B * std::clamp(0.9 * E / std::max(best->error, 1e-12), 1.0, 8.0);
+      next = B * std::clamp(0.9 * target / std::max(best->error, 1e-12), 1.0, 8.0);
       if (next >= fail) next = std::sqrt(B * fail);
       if (next <= B * 1.05) break;
     } else {
       if (r.proxy == 0.0) break;   // no reduced candidate left: tightening cannot help
       fail = std::min(fail, B);
-      next = best ? std::sqrt(best->budget * fail) : r.proxy * std::min(0.5, 0.9 * E / r.error);
+      next = best ? std::sqrt(best->budget * fail) : r.proxy * std::min(0.5, 0.9 * target / r.error);
       if (best && fail <= best->budget * 1.05) break;
     }
     B = next;
@@ -165,6 +247,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     ++rounds;
   }
   best->outcome.plan.accuracy = PlanAccuracy{E, calibration_fingerprint(graph, budget), best->error, best->proxy, rounds};
+  if (quantization) best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, E);
   return std::move(best->outcome);
 }
 

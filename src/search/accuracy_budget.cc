@@ -37,7 +37,7 @@ BudgetChoice choose_within_budget(const SearchProblem& problem, const std::vecto
   SearchProblem penalized = problem;        // prepared already: by_node does not change with lambda
   auto run = [&](double lambda) {
     for (size_t i = 0; i < n; ++i)
-      if (problem.costs[i].is_value() && error[i] > 0)
+      if (usable[i] && problem.costs[i].is_value() && error[i] > 0)   // unusable ones may have error +inf
         penalized.costs[i] = Cost::value(problem.costs[i].number() + lambda * error[i]);
     Trial t;
     t.result = collage_search(penalized, CollageOptions{IndexSet(), usable});

@@ -292,7 +292,21 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
   if (const auto& a = plan.accuracy)
     o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
       << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
-      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds << "}";
+      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds;
+  if (const auto& a = plan.accuracy; a && !a->stayed_fp32.empty()) {
+    o << ", \"stayed_fp32\": [";
+    for (size_t i = 0; i < a->stayed_fp32.size(); ++i)
+      o << (i ? ",\n    " : "\n    ") << "[" << quote(a->stayed_fp32[i].first) << ", " << quote(a->stayed_fp32[i].second) << "]";
+    o << "]";
+  }
+  if (plan.accuracy) o << "}";
+  if (const auto& q = plan.quantization) {
+    o << ",\n \"quantization\": {\"method\": " << quote(q->method) << ", \"ranges\": [";
+    for (size_t i = 0; i < q->ranges.size(); ++i)
+      o << (i ? ",\n    " : "\n    ") << "[" << quote(q->ranges[i].first) << ", " << format_plan_number(q->ranges[i].second.first) << ", "
+        << format_plan_number(q->ranges[i].second.second) << "]";
+    o << "]}";
+  }
   if (const auto& b = plan.optimality)
     o << ",\n \"optimality\": {\"proven\": false, \"fallback\": " << quote(b->fallback)
       << ", \"lower_bound\": " << cost_text(b->lower_bound) << ", \"gap\": " << cost_text(b->gap)
@@ -559,7 +573,36 @@ PlanAccuracy read_accuracy(const nlohmann::json& a, const std::string& file) {
   acc.verified_error = number("verified_error");
   acc.proxy_error = number("proxy_error");
   acc.rounds = static_cast<int64_t>(number("rounds"));
+  if (a.contains("stayed_fp32")) {
+    const auto& list = a["stayed_fp32"];
+    if (!list.is_array()) throw UserError(file, "accuracy.stayed_fp32", "expected an array");
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_array() || list[i].size() != 2 || !list[i][0].is_string() || !list[i][1].is_string())
+        throw UserError(file, "accuracy.stayed_fp32[" + std::to_string(i) + "]", "expected [node name, why]");
+      acc.stayed_fp32.push_back({list[i][0].get<std::string>(), list[i][1].get<std::string>()});
+    }
+  }
   return acc;
+}
+
+// Ranges are written with 10 significant digits, so each float reads back exactly.
+PlanQuantization read_quantization(const nlohmann::json& q, const std::string& file, const Graph& graph) {
+  PlanQuantization out;
+  out.method = read_string(q, "method", file, "quantization");
+  const auto& ranges = field(q, "ranges", file, "quantization");
+  if (!ranges.is_array()) throw UserError(file, "quantization.ranges", "expected an array");
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& r = ranges[i];
+    const std::string at = "quantization.ranges[" + std::to_string(i) + "]";
+    if (!r.is_array() || r.size() != 3 || !r[0].is_string() || !r[1].is_number() || !r[2].is_number())
+      throw UserError(file, at, "expected [value name, min, max]");
+    const double lo = r[1].get<double>(), hi = r[2].get<double>();
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) throw UserError(file, at, "expected finite min <= max");
+    if (graph.find_value(r[0].get<std::string>()) == kNoValue)
+      throw UserError(file, at, "no value named '" + r[0].get<std::string>() + "' in the model");
+    out.ranges.push_back({r[0].get<std::string>(), {static_cast<float>(lo), static_cast<float>(hi)}});
+  }
+  return out;
 }
 
 PlanOptimality read_optimality(const nlohmann::json& b, const std::string& file) {
@@ -586,6 +629,7 @@ void read_plan_sections(const nlohmann::json& j, const PlanSource& src, Plan& pl
   if (j.contains("tuned_on")) plan.tuned_on = read_tuned_on(j["tuned_on"], file);
   if (j.contains("stats") && j["stats"].is_object()) read_stats(j["stats"], plan.stats);
   if (j.contains("accuracy")) plan.accuracy = read_accuracy(j["accuracy"], file);
+  if (j.contains("quantization")) plan.quantization = read_quantization(j["quantization"], file, src.graph);
   if (j.contains("optimality")) plan.optimality = read_optimality(j["optimality"], file);
 }
 

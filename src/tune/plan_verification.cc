@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "ir/calibrated_ranges.h"
 #include "search/sandwiches.h"
 #include "tessera/error.h"
 #include "runtime/in_plan_prices.h"
@@ -103,16 +104,27 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
   if (E > 0) check = std::make_unique<PlanErrorCheck>(graph, budget);
   const std::string calibration = E > 0 ? calibration_fingerprint(graph, budget) : "";
 
+  // An int8 plan's contenders are made on the graph it was searched on (with its calibrated
+  // ranges: an int8 variant's functions need them) and carry the same ranges.
+  const std::optional<PlanQuantization>& quantization = outcome.plan.quantization;
+  const Graph ranged = quantization ? with_calibrated_ranges(graph, quantization->ranges) : Graph();
+  const Graph& searched = quantization ? ranged : graph;
+
   std::vector<PlanContender> contenders;
   contenders.push_back(PlanContender{.label = options.search, .plan = outcome.plan});
   // Under a budget a contender must hold it end to end, and then carries its verified error.
   auto offer = [&](const std::string& label, Plan plan, bool single_backend) {
+    if (quantization) {
+      plan.quantization = quantization;
+      plan.model_fingerprint = outcome.plan.model_fingerprint;
+    }
     if (check) {
       const double err = check->error(plan);
-      if (err > E) {
+      const double target = verification_target(E, quantization.has_value());
+      if (err > target) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > max_rel_error %g",
-                      label.c_str(), err, E);
+        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g",
+                      label.c_str(), err, quantization ? "0.9 max_rel_error" : "max_rel_error", target);
         record.notes.push_back(buf);
         return;
       }
@@ -120,9 +132,9 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     }
     contenders.push_back(PlanContender{.label = label, .plan = std::move(plan), .single_backend = single_backend});
   };
-  if (std::optional<Plan> merged = merged_contender(graph, offered, model, options, outcome.plan, is_reduced))
+  if (std::optional<Plan> merged = merged_contender(searched, offered, model, options, outcome.plan, is_reduced))
     offer(options.search + ":merged", std::move(*merged), false);
-  for (PlanContender& pair : pair_contenders(graph, offered, model, options, is_reduced))
+  for (PlanContender& pair : pair_contenders(searched, offered, model, options, is_reduced))
     offer(pair.label, std::move(pair.plan), false);
   for (const BackendSpec& b : offered) {
     if (b.all_ops) continue;   // a fallback (ref): every single-backend plan already leans on it
@@ -131,7 +143,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     single.allow = nullptr;
     Plan plan;
     try {
-      plan = partition_graph(graph, offered, model, single).plan;
+      plan = partition_graph(searched, offered, model, single).plan;
     } catch (const UserError& e) {
       // No plan with that backend (e.g. it covers nothing the fallback cannot), or none that obeys
       // --pin / --forbid: not a contender. Under steering the user asked for it, so say so.

@@ -39,7 +39,7 @@ Graph model(const std::string& name) {
 
 TEST_CASE("Built-in specs load and build rules", "[backend_spec]") {
   CHECK(builtin_backend_names() ==
-        std::vector<std::string>{"blas", "byoc", "eigen", "halide", "onednn", "onednn_bf16", "ref", "tvm", "xnnpack"});
+        std::vector<std::string>{"blas", "byoc", "eigen", "halide", "onednn", "onednn_bf16", "onednn_int8", "ref", "tvm", "xnnpack"});
   for (const auto& name : builtin_backend_names()) {
     BackendSpec spec = builtin_backend_spec(name);
     CHECK(spec.name == name);

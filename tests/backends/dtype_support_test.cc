@@ -77,7 +77,7 @@ TEST_CASE("dtypes: per-op lists and the built-in backends' declarations", "[dtyp
 
   // ref takes every dtype; the f32 backends take f16 and bf16 by widening, never i64 tensors.
   CHECK(builtin_backend_spec("ref").dtypes.all);
-  for (const char* name : {"onednn", "xnnpack", "eigen", "blas", "halide", "onednn_bf16"}) {
+  for (const char* name : {"onednn", "xnnpack", "eigen", "blas", "halide", "onednn_bf16", "onednn_int8"}) {
     const DTypeSupport d = builtin_backend_spec(name).dtypes;
     INFO(name);
     CHECK_FALSE(d.all);

@@ -129,6 +129,19 @@ inline bool dense_f32(const memory::desc& md) {
   return md.get_size() == elems * sizeof(float);
 }
 
+// A new attribute with post-ops `po` and `base`'s source zero points (what an int8 anchor starts
+// with: onednn_int8_variant.cc). A fresh attribute would drop them; a copy of `base` shares its
+// handle, and so would change the anchor's own.
+inline dnnl::primitive_attr with_post_ops(const dnnl::primitive_attr& base, const dnnl::post_ops& po) {
+  dnnl::primitive_attr out;
+  int mask = 0;
+  std::vector<int32_t> zero_points;
+  base.get_zero_points(DNNL_ARG_SRC, mask, zero_points);
+  if (!zero_points.empty() && !(zero_points.size() == 1 && zero_points[0] == 0)) out.set_zero_points(DNNL_ARG_SRC, mask, zero_points);
+  out.set_post_ops(po);
+  return out;
+}
+
 // The host pass (onednn_host_eltwise.h) that can take the last post-op of `po` off the anchor:
 // SiLU (swish with alpha 1) or erf-GELU.
 inline std::optional<HostEltwise> host_eltwise_at_end(const dnnl::post_ops& po) {
@@ -162,8 +175,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       dnnl::post_ops trial = owned_post_ops(po);
       const EltwiseOp e = unary_eltwise(g->second);
       trial.append_eltwise(1.0f, e.alg, e.alpha, e.beta);
-      dnnl::primitive_attr a;
-      a.set_post_ops(trial);
+      dnnl::primitive_attr a = with_post_ops(attr, trial);
       if (!try_pd(a)) break;
       po = trial;
       attr = a;
@@ -213,8 +225,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       if (*alg == algorithm::binary_add && o.type.shape == out_shape && sum_source == kNoValue) {
         dnnl::post_ops with_sum = owned_post_ops(po);
         with_sum.append_sum(1.0f);
-        dnnl::primitive_attr a;
-        a.set_post_ops(with_sum);
+        dnnl::primitive_attr a = with_post_ops(attr, with_sum);
         if (try_pd(a)) {
           po = with_sum;
           attr = a;
@@ -236,8 +247,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     } else {
       break;
     }
-    dnnl::primitive_attr a;
-    a.set_post_ops(trial);
+    dnnl::primitive_attr a = with_post_ops(attr, trial);
     if (!try_pd(a)) break;
     po = trial;
     attr = a;
@@ -287,8 +297,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   // its dst layout without it and writes dense memory.
   std::optional<HostEltwise> pass;
   if (const dnnl::post_ops po = owned_post_ops(attr.get_post_ops()); const auto op = host_eltwise_at_end(po)) {
-    dnnl::primitive_attr a;
-    a.set_post_ops(owned_post_ops(po, po.len() - 1));
+    dnnl::primitive_attr a = with_post_ops(attr, owned_post_ops(po, po.len() - 1));
     try {
       Pd trial = make_pd(a);
       if (trial.impl_info_str() == bare_impl && trial.dst_desc() == pd->dst_desc() && dense_f32(trial.dst_desc())) {

@@ -13,10 +13,13 @@ class OnednnCompiler final : public BackendCompiler {
  public:
   explicit OnednnCompiler(onednn::Precision precision)
       : precision_(precision), engine_(dnnl::engine::kind::cpu, 0) {}
-  std::string name() const override { return precision_ == onednn::Precision::bf16 ? "onednn_bf16" : "onednn"; }
+  std::string name() const override {
+    return precision_ == onednn::Precision::bf16 ? "onednn_bf16" : precision_ == onednn::Precision::int8 ? "onednn_int8" : "onednn";
+  }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    return std::string(precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : "") + "tessera-onednn 21; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    const char* variant = precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : precision_ == onednn::Precision::int8 ? "tessera-onednn_int8 1; " : "";
+    return std::string(variant) + "tessera-onednn 21; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }
 
@@ -45,6 +48,10 @@ std::unique_ptr<BackendCompiler> make_onednn_compiler() { return std::make_uniqu
 
 std::unique_ptr<BackendCompiler> make_onednn_bf16_compiler() {
   return std::make_unique<OnednnCompiler>(onednn::Precision::bf16);
+}
+
+std::unique_ptr<BackendCompiler> make_onednn_int8_compiler() {
+  return std::make_unique<OnednnCompiler>(onednn::Precision::int8);
 }
 
 }  // namespace tessera

@@ -47,6 +47,14 @@
 // onednn under another name), and so is every function on a CPU without native bf16
 // (onednn_bf16.cc): oneDNN would emulate bf16 there, slower than f32.
 //
+// Precision variant `onednn_int8` (the same compiler, Precision::int8): an fp32 function whose
+// convolutions and matmuls read a value with a calibrated range (Value::range, set by an accuracy
+// budget) run as u8 x s8 primitives: the source quantized by a reorder with that range's scale
+// and zero point, weights per output channel by a host step (redone when their pointer changes),
+// the result f32, scaled per channel by a post-op, with the f32 post-op chain after it
+// (onednn_int8_variant.cc). The boundary and every other primitive stay f32. A function with no
+// such anchor is KernelUnsupported.
+//
 // Quantized models: a QDQ group or QLinearConv/QLinearMatMul is one int8 convolution or matmul,
 // ConvInteger/MatMulInteger exact int32 ones, a quantized residual sum one host pass; Q, DQ, Cast
 // to f32 and DynamicQuantizeLinear alone run as reorders, a binary division or host passes
@@ -66,6 +74,7 @@ namespace tessera {
 
 std::unique_ptr<BackendCompiler> make_onednn_compiler();
 std::unique_ptr<BackendCompiler> make_onednn_bf16_compiler();
+std::unique_ptr<BackendCompiler> make_onednn_int8_compiler();
 
 // Whether this CPU computes bf16 natively (AVX512_BF16 or AMX-BF16, from cpuid, and oneDNN's
 // dispatcher allowed to use it); when not, `why` says what is missing.

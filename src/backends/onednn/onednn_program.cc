@@ -85,6 +85,8 @@ OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision pre
   }
   if (precision_ == Precision::bf16 && !computes_in_bf16_)
     throw KernelUnsupported("onednn_bf16: no convolution or matmul in the function, nothing would run in bf16 (onednn runs it)");
+  if (precision_ == Precision::int8 && !computes_in_int8_)
+    throw KernelUnsupported("onednn_int8: no convolution or matmul with a calibrated source range that oneDNN runs in int8 (onednn runs it)");
 }
 
 memory::data_type OnednnProgram::compute_type() const {
@@ -132,6 +134,8 @@ void OnednnProgram::build() {
         unsupported(node, "optional output " + std::to_string(i) + " is used");
     }
     const std::string& op = node.op;
+    if (precision_ == Precision::int8 && ((op == "Conv" && build_conv_int8(n)) || ((op == "MatMul" || op == "Gemm") && build_matmul_int8(n))))
+      continue;
     if (op == "Conv") build_conv(n, false);
     else if (op == "ConvTranspose") build_conv(n, true);
     else if (op == "MatMul" || op == "Gemm") build_matmul(n);

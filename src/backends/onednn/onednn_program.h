@@ -91,8 +91,9 @@ struct EltwiseOp {
 };
 
 // The data type convolutions and matmuls read their source and weights in (onednn_compiler.h):
-// f32 for `onednn`, bf16 for `onednn_bf16`. Accumulation and every other value stay f32.
-enum class Precision { f32, bf16 };
+// f32 for `onednn`, bf16 for `onednn_bf16`, u8 x s8 for `onednn_int8` (where the source has a
+// calibrated range: onednn_int8_variant.cc). Accumulation and every other value stay f32.
+enum class Precision { f32, bf16, int8 };
 
 class OnednnProgram {
  public:
@@ -200,6 +201,17 @@ class OnednnProgram {
   void build_quantize(size_t n);
   void build_cast(size_t n);
   void build_dynamic_quantize(size_t n);   // a host pass, ref's arithmetic
+  // Precision::int8: a Conv / MatMul / Gemm as a u8 x s8 primitive with an f32 result, or false
+  // (nothing built) where it does not qualify (onednn_int8_variant.cc).
+  bool build_conv_int8(size_t n);
+  bool build_matmul_int8(size_t n);
+  // `from` (f32) quantized to u8 in layout `want` by a reorder step: round(x / scale) + zero_point.
+  memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
+  // A host step that quantizes weights w per channel into `weights` (layout `want`, through
+  // s8 bytes `user_s8`) and writes act_scale * sw[c] into `scales`, redone when w's pointer changes.
+  void add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
+                            int64_t channels, int64_t per_channel, int64_t channel_stride, int64_t elem_stride,
+                            float act_scale, memory& weights);
   // The layout an elementwise conversion of x into type t writes: x's own when it has no blocks,
   // else plain; `src` is set to the memory to read x from.
   memory::desc elementwise_dst(ValueId x, memory::data_type t, memory& src);
@@ -278,6 +290,7 @@ class OnednnProgram {
   std::vector<Step> steps_, final_reorders_;
   size_t owned_bytes_ = 0;
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
+  bool computes_in_int8_ = false;                         // some conv/matmul runs u8 x s8
   bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread
 };
 

@@ -11,7 +11,7 @@ using tessera::testing::FunctionBuilder;
 
 TEST_CASE("make_backend_compiler knows the built-in real backends") {
   CHECK(backend_compiler_names() ==
-        std::vector<std::string>{"blas", "eigen", "halide", "onednn", "onednn_bf16", "ref", "xnnpack"});
+        std::vector<std::string>{"blas", "eigen", "halide", "onednn", "onednn_bf16", "onednn_int8", "ref", "xnnpack"});
   for (const std::string& name : backend_compiler_names()) {
     auto c = make_backend_compiler(name);
     CHECK(c->name() == name);

@@ -1,0 +1,217 @@
+// Precision variant `onednn_int8` (onednn_compiler.h): an fp32 function whose convolutions and
+// matmuls run as oneDNN u8 x s8 primitives, with the calibrated activation ranges the function's
+// values carry (Value::range, set by an accuracy budget: src/runtime/int8_calibration.h).
+//
+//   fn(x f32, W f32, B f32) { Conv(x, W, B) ─▶ Relu } -> y f32          x.range = [lo, hi]
+//     xq = reorder(x, scale 1/sx, dst zero point zx) u8      sx = (hi - lo) / 255, zx = round(-lo / sx)
+//     Wq = round(W[o] / sw[o]) s8, sw[o] = max|W[o]| / 127   (host step, redone when W's pointer changes)
+//     y  = conv_u8s8(xq - zx, Wq)  post-ops: binary_mul(sx * sw[o]), binary_add(B[o]), Relu, ...
+//
+// The accumulator is exact (int32); the f32 result is scaled per output channel by a binary
+// post-op whose operand the weight step writes, so weights that are function inputs (every
+// outlined function's weights are) need no values at compile time. The bias, a per-channel
+// binary_add, stays in real units. The post-op chain then continues as in f32 (Relu, Clip, a
+// residual `sum`, ...): the function's boundary and every value between primitives stay f32, so
+// an int8 partition crosses into and out of fp32 ones like any other onednn function.
+//
+// What runs int8: a 2-D Conv (not transposed; any group count oneDNN takes) or a MatMul/Gemm
+// whose weights are a 2-D function input or constant (Gemm: alpha 1, beta 1), reading a value
+// with a range. Every other node, and an anchor oneDNN declines in int8 (the probe below), is
+// built as in f32. A function with no int8 anchor is KernelUnsupported: it would be onednn under
+// another name.
+//
+// Error: activations round to sx / 2 at most inside the range and saturate outside it; weights
+// to sw[o] / 2. Both are measured, per candidate on the calibration data and end to end, by the
+// accuracy budget; nothing here bounds them.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "backends/onednn/onednn_anchor.h"
+
+namespace tessera::onednn {
+
+namespace {
+
+constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
+
+// u8 quantization of a range: scale and zero point, the range widened to hold 0.
+struct ActQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+std::optional<ActQuant> act_quant(const Value& v) {
+  if (!v.range) return std::nullopt;
+  const float lo = std::min(v.range->first, 0.0f), hi = std::max(v.range->second, 0.0f);
+  if (!(hi - lo > 1e-30f) || !std::isfinite(hi - lo)) return std::nullopt;
+  ActQuant q;
+  q.scale = (hi - lo) / 255.0f;
+  q.zero_point = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
+  return q;
+}
+
+// Per-channel s8 weights from f32 ones: `channels` channels, element i of channel c at
+// c * channel_stride + i * elem_stride (i < per_channel). Writes the quantized bytes at the same
+// offsets and scale[c] = act_scale * sw[c].
+struct WeightQuantizer {
+  int64_t channels = 0, per_channel = 0, channel_stride = 0, elem_stride = 0;
+  float act_scale = 1.0f;
+  void operator()(const float* w, int8_t* q, float* scale) const {
+    for (int64_t c = 0; c < channels; ++c) {
+      float m = 0.0f;
+      for (int64_t i = 0; i < per_channel; ++i) m = std::max(m, std::fabs(w[c * channel_stride + i * elem_stride]));
+      const float sw = m > 0.0f ? m / 127.0f : 1.0f;
+      for (int64_t i = 0; i < per_channel; ++i) {
+        const int64_t at = c * channel_stride + i * elem_stride;
+        q[at] = static_cast<int8_t>(std::clamp(std::nearbyint(w[at] / sw), -127.0f, 127.0f));
+      }
+      scale[c] = act_scale * sw;
+    }
+  }
+};
+
+}  // namespace
+
+memory OnednnProgram::quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point) {
+  memory to = new_mem(want);
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {1.0f / scale});
+  if (zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {zero_point});
+  dnnl::reorder::primitive_desc pd(engine_, from.get_desc(), engine_, want, attr);
+  steps_.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, {}});
+  return to;
+}
+
+void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
+                                         int64_t channels, int64_t per_channel, int64_t channel_stride, int64_t elem_stride,
+                                         float act_scale, memory& weights) {
+  memory plain = new_mem(user_s8);
+  weights = new_mem(want);
+  dnnl::reorder reorder(plain, weights);   // adds oneDNN's compensation (source zero point) where `want` asks for it
+  const WeightQuantizer quantize{channels, per_channel, channel_stride, elem_stride, act_scale};
+  auto done_for = std::make_shared<const void*>(nullptr);
+  steps_.push_back({{}, {}, [this, w, plain, weights, scales, reorder, quantize, done_for]() mutable {
+                      const float* data = frame_.cview(w).as<float>();
+                      if (data == *done_for) return;
+                      quantize(data, static_cast<int8_t*>(plain.get_data_handle()), static_cast<float*>(scales.get_data_handle()));
+                      reorder.execute(stream_, plain, weights);
+                      *done_for = data;
+                    }, "host:quantize_weights"});
+}
+
+bool OnednnProgram::build_conv_int8(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId x = node.inputs[0], w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const Value &xv = fn_.value(x), &wv = fn_.value(w);
+  const std::optional<ActQuant> q = act_quant(xv);
+  if (!q || xv.type.shape.size() != 4 || wv.kind == ValueKind::Intermediate || wv.type.dtype != DType::f32) return false;
+  if (b != kNoValue && fn_.value(b).kind == ValueKind::Intermediate) return false;
+  const Shape &xs = xv.type.shape, &ws = wv.type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
+  const ConvGeometry geo = conv_geometry(node, xs, ws, ys, false);
+  const int64_t O = ys[1];
+  const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end()), per_oc{1, O, 1, 1};
+  dnnl::post_ops po;
+  po.append_binary(algorithm::binary_mul, plain_md(per_oc));
+  if (b != kNoValue) po.append_binary(algorithm::binary_add, plain_md(per_oc));
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
+  auto make = [&](const dnnl::primitive_attr& a) {
+    dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8), any_md(geo.wdims, s8),
+                                      any_md(yd), geo.st, geo.dl, geo.pl, geo.pr);
+    return dnnl::convolution_forward::primitive_desc(d, a, engine_);
+  };
+  try {   // the probe: oneDNN may have no int8 kernel for this shape, grouping or zero point
+    const auto pd = make(attr);
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return false;   // reference int8 code: slower than f32
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  computes_in_int8_ = true;
+  finish_anchor(n, attr, make, [&](const auto& pd) {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, quantize_source(value_mem(x), pd.src_desc(), q->scale, q->zero_point)}};
+    memory scales = new_mem(plain_md(per_oc)), weights;
+    const int64_t per = wv.type.numel() / O;
+    add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
+    args[DNNL_ARG_WEIGHTS] = weights;
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
+    if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
+    return args;
+  });
+  return true;
+}
+
+bool OnednnProgram::build_matmul_int8(size_t n) {
+  const Node& node = fn_.nodes[n];
+  const ValueId a = node.inputs[0], b = node.inputs[1];
+  const Value &av = fn_.value(a), &bv = fn_.value(b);
+  const std::optional<ActQuant> q = act_quant(av);
+  if (!q || bv.kind == ValueKind::Intermediate || bv.type.dtype != DType::f32 || bv.type.shape.size() != 2) return false;
+  Shape as = av.type.shape;
+  const Shape& bs = bv.type.shape;
+  memory::desc a_md;
+  Dims yd, bd;
+  bool trans_b = false;
+  ValueId c = kNoValue;
+  if (node.op == "Gemm") {
+    if (attr_float(node.attrs, "alpha", 1.0) != 1.0) return false;
+    const bool ta = attr_int(node.attrs, "transA", 0) != 0;
+    trans_b = attr_int(node.attrs, "transB", 0) != 0;
+    const int64_t M = ta ? as[1] : as[0], K = ta ? as[0] : as[1], N = trans_b ? bs[0] : bs[1];
+    a_md = memory::desc({M, K}, memory::data_type::f32, ta ? Dims{1, M} : Dims{K, 1});
+    yd = {M, N};
+    bd = {K, N};
+    if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+      c = node.inputs[2];
+      if (attr_float(node.attrs, "beta", 1.0) != 1.0 || fn_.value(c).kind == ValueKind::Intermediate) return false;
+    }
+  } else {
+    if (as.size() < 2) return false;
+    a_md = plain_md(Dims(as.begin(), as.end()));
+    yd = Dims(as.begin(), as.end());
+    yd.back() = bs[1];
+    bd = padded(bs, as.size());
+  }
+  const size_t rank = yd.size();
+  const int64_t K = bd[rank - 2], N = bd[rank - 1];
+  // Weights as stored: [K, N] row-major, or [N, K] under transB; seen with dims bd.
+  Dims b_strides(rank, K * N);
+  b_strides[rank - 2] = trans_b ? 1 : N;
+  b_strides[rank - 1] = trans_b ? K : 1;
+  Dims per_n(rank, 1);
+  per_n.back() = N;
+  dnnl::post_ops po;
+  po.append_binary(algorithm::binary_mul, plain_md(per_n));
+  const Dims cd = c != kNoValue ? padded(fn_.value(c).type.shape, rank) : Dims{};
+  if (c != kNoValue) po.append_binary(algorithm::binary_add, plain_md(cd));
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
+  const memory::desc a_u8 = plain_md(a_md.dims(), u8);
+  auto make = [&](const dnnl::primitive_attr& at) {
+    dnnl::matmul::desc d(a_u8, any_md(bd, s8), plain_md(yd));
+    return dnnl::matmul::primitive_desc(d, at, engine_);
+  };
+  try {
+    const auto pd = make(attr);
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return false;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  computes_in_int8_ = true;
+  finish_anchor(n, attr, make, [&](const auto& pd) {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, quantize_source(view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
+    memory scales = new_mem(plain_md(per_n)), weights;
+    add_weight_quantizer(b, memory::desc(bd, s8, b_strides), pd.weights_desc(), scales, N, K, trans_b ? K : 1, trans_b ? 1 : N,
+                         q->scale, weights);
+    args[DNNL_ARG_WEIGHTS] = weights;
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
+    if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
+    return args;
+  });
+  return true;
+}
+
+}  // namespace tessera::onednn

@@ -1,0 +1,111 @@
+// Ranges and candidate errors for int8 precision variants (int8_calibration.h).
+#include "runtime/int8_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "backends/compilers/backend_compiler.h"
+#include "tessera/error.h"
+#include "tessera/sub_graph.h"
+
+namespace tessera {
+
+std::vector<ValueId> int8_sources(const Graph& graph) {
+  std::vector<char> is_source(graph.values.size(), 0);
+  for (const Node& n : graph.nodes) {
+    if (n.inputs.empty() || n.inputs[0] == kNoValue) continue;
+    const Value& x = graph.value(n.inputs[0]);
+    if (x.is_constant() || x.type.dtype != DType::f32) continue;
+    if ((n.op == "Conv" && x.type.shape.size() == 4) || n.op == "MatMul" || n.op == "Gemm") is_source[static_cast<size_t>(n.inputs[0])] = 1;
+  }
+  std::vector<ValueId> out;
+  for (size_t v = 0; v < is_source.size(); ++v)
+    if (is_source[v]) out.push_back(static_cast<ValueId>(v));
+  return out;
+}
+
+namespace {
+
+// The fraction p/100 of "percentile:<p>", or 1 for "minmax".
+double quantile_of(const std::string& method) {
+  if (method == "minmax") return 1.0;
+  const std::string prefix = "percentile:";
+  if (method.rfind(prefix, 0) == 0) {
+    try {
+      size_t used = 0;
+      const std::string p = method.substr(prefix.size());
+      const double x = std::stod(p, &used);
+      if (used == p.size() && x > 50.0 && x <= 100.0) return x / 100.0;
+    } catch (const std::exception&) {
+    }
+  }
+  throw UserError::option("calibration_ranges", method, "expected minmax or percentile:<p> with 50 < p <= 100");
+}
+
+}  // namespace
+
+PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTensor>& values, const std::string& method) {
+  const double q = quantile_of(method);
+  PlanQuantization out;
+  out.method = method;
+  for (ValueId v : int8_sources(graph)) {
+    const HostTensor& t = values.at(static_cast<size_t>(v));
+    const float* x = reinterpret_cast<const float*>(t.bytes.data());
+    const size_t n = t.bytes.size() / sizeof(float);
+    if (n == 0) continue;
+    float lo, hi;
+    if (q >= 1.0) {
+      const auto [mn, mx] = std::minmax_element(x, x + n);
+      lo = *mn;
+      hi = *mx;
+    } else {
+      std::vector<float> sorted(x, x + n);
+      const size_t k_hi = std::min(n - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(n - 1))));
+      const size_t k_lo = n - 1 - k_hi;
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k_hi), sorted.end());
+      hi = sorted[k_hi];
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k_lo), sorted.end());
+      lo = sorted[k_lo];
+    }
+    if (!std::isfinite(lo) || !std::isfinite(hi)) continue;   // no int8 for a value that overflows
+    out.ranges.push_back({graph.value(v).name, {lo, hi}});
+  }
+  return out;
+}
+
+double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
+  const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
+  auto key = std::make_pair(c.backend, c.inside().members());
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  double worst = std::numeric_limits<double>::infinity();
+  try {
+    const Graph fn = extract_function(graph_, c.sub_graph);
+    std::unordered_map<std::string, ValueId> outer;   // function values keep the model's names
+    for (ValueId v : fn.inputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
+    for (ValueId v : fn.outputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
+    std::vector<ConstTensorView> in;
+    for (ValueId v : fn.inputs) in.push_back(values_.at(static_cast<size_t>(outer.at(fn.value(v).name))).view());
+    std::vector<HostTensor> out;
+    std::vector<TensorView> out_views;
+    for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
+    for (HostTensor& h : out) out_views.push_back(h.view());
+    const int threads = compute_threads();
+    set_compute_threads(1);
+    struct Restore {
+      int threads;
+      ~Restore() { set_compute_threads(threads); }
+    } restore{threads};
+    make_backend_compiler(c.backend)->compile(fn)->run(in, out_views);
+    worst = 0.0;
+    for (size_t i = 0; i < out.size(); ++i)
+      worst = std::max(worst, relative_l2_error(out[i], values_.at(static_cast<size_t>(outer.at(fn.value(fn.outputs[i]).name)))));
+  } catch (const KernelUnsupported&) {
+  } catch (const KernelError&) {
+  }
+  cache_.emplace(std::move(key), worst);
+  return worst;
+}
+
+}  // namespace tessera

@@ -1,0 +1,58 @@
+// Calibration for int8 precision variants (onednn_int8) under an accuracy budget: the activation
+// ranges their convolutions and matmuls quantize with, and each int8 candidate's error on the
+// calibration data.
+//
+// Sources. Input 0 of every Conv with a 4-D input, MatMul and Gemm, when it is an f32 activation
+// (not a constant): the values an int8 primitive quantizes. Weights need no range: the variant
+// scales them per output channel from their own values when it runs.
+//
+// Ranges, from ref's fp32 interpretation of the model on the calibration inputs (the one
+// PlanErrorCheck already runs), per source value v:
+//   "minmax"          [min v, max v]: nothing saturates on the calibration data; one outlier
+//                     widens the step for every other element.
+//   "percentile:<p>"  [q(1 - p/100), q(p/100)], q the quantiles of v's elements (p in (50, 100]):
+//                     the tails beyond them saturate, the step shrinks. The variant widens either
+//                     range to hold 0 (zero must be exact: padding, ReLU outputs).
+// Which serves better is measured per model (docs/benchmarks.md, "int8 by accuracy budget").
+//
+// Candidate errors. An int8 candidate's error is its function (extracted from the ranged graph,
+// compiled by its backend, plain layouts, 1 compute thread) run on ref's values of its inputs,
+// against ref's values of its outputs: max over outputs of the relative L2 error. This is the
+// error the candidate adds where it sits in the plan on this data, which random inputs (what a
+// timing measurement runs) cannot give for int8: the ranges fit the data, not N(0, 1). Cached
+// per (backend, node set).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/calibrated_ranges.h"
+#include "search/search_problem.h"
+#include "tessera/host_tensor.h"
+#include "tessera/plan.h"
+
+namespace tessera {
+
+// The values an int8 variant quantizes (see above), ascending.
+std::vector<ValueId> int8_sources(const Graph& graph);
+
+// Ranges of `graph`'s int8 sources from `values` (ref's value of every ValueId). `method`:
+// "minmax" or "percentile:<p>"; UserError otherwise.
+PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTensor>& values, const std::string& method);
+
+class Int8CandidateErrors {
+ public:
+  // `ranged`: the graph the search runs on (with its ranges); `values`: ref's values by ValueId.
+  Int8CandidateErrors(const Graph& ranged, const std::vector<HostTensor>& values) : graph_(ranged), values_(values) {}
+  // The error of problem.candidates[i] (see above); +inf when its backend cannot compile or run it.
+  double error(const SearchProblem& problem, int candidate);
+
+ private:
+  const Graph& graph_;
+  const std::vector<HostTensor>& values_;
+  std::map<std::pair<std::string, std::vector<int>>, double> cache_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,224 @@
+// onednn_int8 (the int8 precision variant) against ref: close to fp32 but not equal (int8 really
+// runs) on a small conv chain and a Gemm, refused without calibrated ranges; the accuracy budget
+// with it end to end through the CLI: the budget holds on held-out inputs, E = 0 is byte-identical
+// to the fp32 plan, and the plan's ranges round-trip through its JSON.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/compilers/backend_compiler.h"
+#include "backends/compilers/function_builder.h"
+#include "backends/ref/interpreter.h"
+#include "backends/ref/ref_kernels.h"
+#include "ir/calibrated_ranges.h"
+#include "runtime/int8_calibration.h"
+#include "runtime/npy.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+#include "tessera/error.h"
+#include "tessera/model_loader.h"
+#include "tessera/plan.h"
+
+using namespace tessera;
+using tessera::testing::FunctionBuilder;
+using tessera::testing::Process;
+using tessera::testing::run_command;
+using tessera::testing::TempDir;
+using I = std::vector<int64_t>;
+
+namespace {
+
+// x -> Conv 3x3 -> Relu -> Conv 3x3 (+ residual x) -> Relu -> GlobalAveragePool -> Flatten -> Gemm
+Graph conv_chain() {
+  FunctionBuilder b;
+  const Shape xs{1, 16, 12, 12};
+  const ValueId x = b.input("x", xs);
+  const ValueId w0 = b.input("w0", {16, 16, 3, 3}), b0 = b.input("b0", {16});
+  const ValueId w1 = b.input("w1", {16, 16, 3, 3}), b1 = b.input("b1", {16});
+  const ValueId wf = b.input("wf", {10, 16}), bf = b.input("bf", {10});
+  const ValueId c0 = b.node("Conv", {x, w0, b0}, xs, {{"pads", I{1, 1, 1, 1}}});
+  const ValueId r0 = b.node("Relu", {c0}, xs);
+  const ValueId c1 = b.node("Conv", {r0, w1, b1}, xs, {{"pads", I{1, 1, 1, 1}}});
+  const ValueId a = b.node("Add", {c1, x}, xs);
+  const ValueId r1 = b.node("Relu", {a}, xs);
+  const ValueId p = b.node("GlobalAveragePool", {r1}, {1, 16, 1, 1});
+  const ValueId f = b.node("Flatten", {p}, {1, 16});
+  b.output(b.node("Gemm", {f, wf, bf}, {1, 10}, {{"transB", int64_t{1}}}));
+  return std::move(b.g);
+}
+
+// MobileNetV2's first units: stem Conv 3x3 stride 2 + ReLU6 -> depthwise 3x3 + ReLU6 -> 1x1 Conv
+// -> 1x1 Conv + ReLU6 -> depthwise stride 2 + ReLU6 -> 1x1 Conv.
+Graph mobilenet_units() {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 3, 32, 32});
+  const ValueId lo = b.scalar("lo", 0.0f), hi = b.scalar("hi", 6.0f);
+  auto conv = [&](ValueId in, int64_t cin, int64_t cout, int64_t k, int64_t stride, int64_t group, int64_t hw, bool relu6, const std::string& n) {
+    const ValueId w = b.input("w" + n, {cout, cin / group, k, k}), bias = b.input("b" + n, {cout});
+    const int64_t p = k / 2;
+    ValueId y = b.node("Conv", {in, w, bias}, {1, cout, hw, hw},
+                       {{"pads", I{p, p, p, p}}, {"strides", I{stride, stride}}, {"group", group}, {"kernel_shape", I{k, k}}});
+    if (relu6) y = b.node("Clip", {y, lo, hi}, {1, cout, hw, hw});
+    return y;
+  };
+  ValueId y = conv(x, 3, 32, 3, 2, 1, 16, true, "0");
+  y = conv(y, 32, 32, 3, 1, 32, 16, true, "1");
+  y = conv(y, 32, 16, 1, 1, 1, 16, false, "2");
+  y = conv(y, 16, 96, 1, 1, 1, 16, true, "3");   // a source with negative values: a zero point, then a fused ReLU6
+  y = conv(y, 96, 96, 3, 2, 96, 8, true, "4");
+  b.output(conv(y, 96, 24, 1, 1, 1, 8, false, "5"));
+  return std::move(b.g);
+}
+
+std::vector<HostTensor> inputs_of(const Graph& g, uint64_t seed) {
+  std::vector<HostTensor> in;
+  for (size_t i = 0; i < g.inputs.size(); ++i) in.push_back(HostTensor::random(g.value(g.inputs[i]).type, seed + i));
+  return in;
+}
+
+std::vector<HostTensor> ref_values(const Graph& g, const std::vector<HostTensor>& in) {
+  std::map<ValueId, HostTensor> bindings;
+  for (size_t i = 0; i < g.inputs.size(); ++i) bindings[g.inputs[i]] = in[i];
+  return interpret(g, make_ref_kernels(), bindings);
+}
+
+double int8_error(const Graph& ranged, const std::vector<HostTensor>& in) {
+  const std::vector<HostTensor> want = ref_values(ranged, in);
+  HostTensor out(ranged.value(ranged.outputs[0]).type);
+  std::vector<ConstTensorView> views;
+  for (const HostTensor& t : in) views.push_back(t.view());
+  std::vector<TensorView> outs{out.view()};
+  make_backend_compiler("onednn_int8")->compile(ranged)->run(views, outs);
+  return relative_l2_error(out, want[static_cast<size_t>(ranged.outputs[0])]);
+}
+
+int count_partitions(const nlohmann::json& j, const std::string& backend) {
+  int n = 0;
+  for (const auto& p : j["partitions"]) n += p["backend"] == backend ? 1 : 0;
+  return n;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("onednn_int8: a conv chain and a Gemm run in int8, close to fp32 on calibration and held-out inputs") {
+  const Graph g = conv_chain();
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const PlanQuantization q = calibrate_ranges(g, ref_values(g, calibration), "minmax");
+  REQUIRE(q.ranges.size() == 3);   // x, the first Relu's output, the Gemm's source
+  const Graph ranged = with_calibrated_ranges(g, q.ranges);
+  const double on_calibration = int8_error(ranged, calibration);
+  const double held_out = int8_error(ranged, inputs_of(g, 101));
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);   // int8 really runs: fp32 oneDNN is ~1e-6 from ref
+  CHECK(on_calibration < 0.03);
+  CHECK(held_out < 0.05);
+  // The fp32 onednn on the same function: far closer.
+  CHECK(make_backend_compiler("onednn_int8")->precision() == "int8");
+}
+
+TEST_CASE("onednn_int8: MobileNetV2's units (ReLU6, depthwise, strides) in one function stay close to fp32") {
+  const Graph g = mobilenet_units();
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const PlanQuantization q = calibrate_ranges(g, ref_values(g, calibration), "minmax");
+  REQUIRE(q.ranges.size() == 6);
+  const Graph ranged = with_calibrated_ranges(g, q.ranges);
+  const double e = int8_error(ranged, calibration);
+  INFO("error " << e);
+  CHECK(e > 1e-4);
+  CHECK(e < 0.05);
+}
+
+TEST_CASE("onednn_int8: a function without calibrated ranges is refused with the reason") {
+  const Graph g = conv_chain();
+  try {
+    make_backend_compiler("onednn_int8")->compile(g);
+    FAIL("compiled without ranges");
+  } catch (const KernelUnsupported& e) {
+    CHECK(std::string(e.what()).find("calibrated source range") != std::string::npos);
+  }
+}
+
+TEST_CASE("calibrate_ranges: percentile ranges lie inside min/max; a bad method is a user error") {
+  const Graph g = conv_chain();
+  const std::vector<HostTensor> values = ref_values(g, inputs_of(g, 1));
+  const PlanQuantization mm = calibrate_ranges(g, values, "minmax"), pc = calibrate_ranges(g, values, "percentile:99");
+  REQUIRE(mm.ranges.size() == pc.ranges.size());
+  for (size_t i = 0; i < mm.ranges.size(); ++i) {
+    CHECK(pc.ranges[i].second.first >= mm.ranges[i].second.first);
+    CHECK(pc.ranges[i].second.second <= mm.ranges[i].second.second);
+  }
+  CHECK(pc.ranges[0].second.second < mm.ranges[0].second.second);
+  CHECK_THROWS_AS(calibrate_ranges(g, values, "percentile:20"), UserError);
+  CHECK_THROWS_AS(calibrate_ranges(g, values, "maxmin"), UserError);
+}
+
+TEST_CASE("onednn_int8 under --max-rel-error: the budget holds on held-out inputs, E = 0 is the fp32 plan, ranges round-trip", "[cli]") {
+  TempDir dir;
+  // conv_block at 32 channels and 32x32: large enough that its convolutions are compute-bound,
+  // where the roofline prices int8 at VNNI rates below f32.
+  std::string text = read_text("data/models/conv_block.json");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"[8, 8, 3, 3]", "[32, 32, 3, 3]"}, {"\"shape\": [8]", "\"shape\": [32]"}, {"[1, 8, 16, 16]", "[1, 32, 32, 32]"}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
+  const std::string tessera = tessera::testing::tessera_binary(), model = dir.file("conv_block32.json");
+  std::ofstream(model) << text;
+  const std::string common = " --cost roofline --cache " + dir.file("costs.db");
+  const double E = 0.05;
+  const std::string plan = dir.file("int8.json");
+  Process r = run_command(tessera + " partition " + model + " --backends ref,onednn,onednn_int8" + common + " --max-rel-error 0.05 --plan " + plan);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("real data") != std::string::npos);   // seeded calibration: the warning
+  const nlohmann::json j = read_json(plan);
+  CHECK(count_partitions(j, "onednn_int8") >= 1);          // int8 priced at VNNI rates wins the roofline
+  REQUIRE(j.contains("accuracy"));
+  CHECK(j["accuracy"]["verified_error"].get<double>() <= E);
+  CHECK(j["accuracy"]["verified_error"].get<double>() > 1e-4);
+  REQUIRE(j.contains("quantization"));
+  CHECK(j["quantization"]["method"] == "minmax");
+  CHECK(j["quantization"]["ranges"].size() == 2);          // x and conv1's source
+
+  // Held-out inputs (another seed than the calibration's 0): run --check against ref.
+  const Graph g = load_model(model);
+  HostTensor x = HostTensor::random(g.value(g.inputs[0]).type, 12345);
+  write_npy(dir.file("x.npy"), x);
+  r = run_command(tessera + " run " + model + " --plan " + plan + " --check --repeat 1 --json --input x=" + dir.file("x.npy"));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json check = nlohmann::json::parse(r.out);
+  CHECK(check["rel_error"].get<double>() > 1e-4);   // the int8 functions ran, ranges and all
+  CHECK(check["rel_error"].get<double>() <= E);
+
+  // The plan's JSON reads back with the same ranges, float for float, and writes the same bytes.
+  const Plan back = read_plan_file(plan, g);
+  REQUIRE(back.quantization);
+  REQUIRE(back.quantization->ranges.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(back.quantization->ranges[i].first == j["quantization"]["ranges"][i][0].get<std::string>());
+    CHECK(back.quantization->ranges[i].second.first == static_cast<float>(j["quantization"]["ranges"][i][1].get<double>()));
+  }
+  write_plan_file(dir.file("again.json"), back, g);
+  CHECK(read_text(dir.file("again.json")) == read_text(plan));
+
+  // E = 0: byte-identical to the plan of the fp32 backends alone.
+  r = run_command(tessera + " partition " + model + " --backends ref,onednn,onednn_int8" + common + " --plan " + dir.file("e0.json"));
+  REQUIRE(r.exit_code == 0);
+  r = run_command(tessera + " partition " + model + " --backends ref,onednn" + common + " --plan " + dir.file("fp32.json"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_text(dir.file("e0.json")) == read_text(dir.file("fp32.json")));
+  CHECK(read_text(dir.file("e0.json")).find("quantization") == std::string::npos);
+}
