@@ -319,6 +319,37 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         _, verbose = self.run_checked(path, plan)
         self.assertTrue(any(",convolution," in v and "src_u8" in v for v in verbose))
 
+    def test_qlinear_u8_weights_refused_by_the_spec(self):
+        # oneDNN 2.x takes s8 filters only: onednn's spec gives QLinearConv and QLinearMatMul's
+        # operand 3 its own list ("QLinearConv[3]": ["i8"]), so even a roofline plan, which never
+        # compiles a candidate, keeps u8 filters on ref, and `run` compiles every function it places
+        # (no "runs on ref kernels" fallback). The qoperator model's QLinearMatMul has u8 weights; a
+        # copy with its QLinearConv's filter shifted to u8 (zero point 128) loses that one too.
+        m = qoperator()[0]
+        u8 = onnx.ModelProto()
+        u8.CopyFrom(m)
+        for i, init in enumerate(u8.graph.initializer):
+            if init.name == "w":
+                shifted = (numpy_helper.to_array(init).astype(np.int16) + 128).astype(np.uint8)
+                u8.graph.initializer[i].CopyFrom(numpy_helper.from_array(shifted, "w"))
+            elif init.name == "w_zp":
+                u8.graph.initializer[i].CopyFrom(numpy_helper.from_array(np.full(4, 128, np.uint8), "w_zp"))
+        for model_, conv_on in ((m, "onednn"), (u8, "ref")):
+            d = tempfile.mkdtemp(prefix="tessera_quant_u8_")
+            path, plan = os.path.join(d, "m.onnx"), os.path.join(d, "plan.json")
+            onnx.save(model_, path)
+            r = subprocess.run([CLI, "partition", path, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(plan) as f:
+                where = {n: p["backend"] for p in json.load(f)["partitions"] for n in p["nodes"]}
+            self.assertEqual((where["qconv"], where["qmatmul"]), (conv_on, "ref"))
+            r = subprocess.run([CLI, "run", path, "--plan", plan, "--check", "--repeat", "1"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("runs on ref kernels", r.stderr)
+            r = subprocess.run([CLI, "candidates", path, "--backends", "onednn", "--explain"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("u8 operand 3 of QLinearMatMul (takes i8)", r.stdout + r.stderr)
 
     def test_dynamic_conv_on_onednn(self):
         # ONNX Runtime's dynamic quantization (ISNet's 119 units): u8 weights with a zero point,
