@@ -351,6 +351,30 @@ class QuantizedOnOnednnTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("u8 operand 3 of QLinearMatMul (takes i8)", r.stdout + r.stderr)
 
+    def test_deep_qdq_network_passes_check(self):
+        # mobilenet_v2 in static QDQ form (65 quantizers on its longest path), its groups int8 on
+        # onednn: every group rounds as ONNX does (round half to even, then the zero point), and
+        # --check holds each quantized value to one step per requantization it went through, so
+        # the steps a flipped rounding compounds into pass while a wrong result does not. The
+        # output sits 2 steps from ref's (3 when the zero point was added before rounding).
+        d = tempfile.mkdtemp(prefix="tessera_quant_mobilenet_")
+        r = subprocess.run([sys.executable, "scripts/export_models.py", "--only", "mobilenet_v2", "--out", d],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        src, q = os.path.join(d, "mobilenet_v2.onnx"), os.path.join(d, "mobilenet_v2_qdq.onnx")
+        r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", src, q, "--tessera", CLI], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        plan = os.path.join(d, "plan.json")
+        r = subprocess.run([CLI, "partition", q, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(plan) as f:
+            self.assertEqual([p["backend"] for p in json.load(f)["partitions"]], ["onednn"])
+        result, verbose = self.run_checked(q, plan)
+        self.assertGreater(sum(",convolution," in v and "src_u8" in v for v in verbose), 50)
+        step = next(numpy_helper.to_array(i) for i in onnx.load(q).graph.initializer if i.name == "output_scale")
+        self.assertLessEqual(result["max_abs_error"], 2 * float(step) * 1.0001)
+
     def test_dynamic_conv_on_onednn(self):
         # ONNX Runtime's dynamic quantization (ISNet's 119 units): u8 weights with a zero point,
         # the source's zero point computed at run time. All of it runs on onednn, exactly.

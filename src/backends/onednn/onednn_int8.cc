@@ -92,14 +92,19 @@ void OnednnProgram::build_int8(size_t n, const Int8Match& m) {
   attr.set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
   if (m.xq.zero_point[0] != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {m.xq.zero_point[0]});
   if (m.yq.zero_point[0] != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {m.yq.zero_point[0]});
+  dnnl::post_ops po;
   if (m.clip) {
     // The post-op sees real values divided by the output scale.
-    dnnl::post_ops po;
     const float lo = m.clip->first / ys_, hi = m.clip->second / ys_;
     if (lo == 0.0f && std::isinf(hi)) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
     else po.append_eltwise(1.0f, algorithm::eltwise_clip, std::max(lo, -FLT_MAX), std::min(hi, FLT_MAX));
-    attr.set_post_ops(po);
   }
+  // Round (half to even) before the destination zero point is added: oneDNN adds it to the f32
+  // value and rounds the sum, where a value just above a half (23.500008 + 119) lands on the
+  // half in f32 and rounds to even, one step below ONNX's round(v) + zero point (ONNX Runtime's
+  // requantization, and the spec's QuantizeLinear). Rounded first, the sum is an exact integer.
+  if (m.yq.zero_point[0] != 0) po.append_eltwise(1.0f, algorithm::eltwise_round, 0.0f, 0.0f);
+  if (po.len() > 0) attr.set_post_ops(po);
 
   const bool has_bias = !m.bias_acc.empty() || m.bias != kNoValue;
   const memory::desc bias_md = conv ? plain_md({channels}) : plain_md({1, channels});
