@@ -351,6 +351,34 @@ class QuantizedOnOnednnTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("u8 operand 3 of QLinearMatMul (takes i8)", r.stdout + r.stderr)
 
+    def test_u8_weights_per_channel_on_onednn(self):
+        # A QDQ Conv whose weights are u8 quantized per output channel around zero point 128: no
+        # int8 group (oneDNN 2.x takes s8 weights), but onednn takes each node, the weight's
+        # DequantizeLinear (zero points per axis, which its reorder cannot take) as a host pass
+        # with ref's arithmetic: no fallback to ref's kernels, and exact.
+        w = RNG.integers(0, 256, (8, 3, 3, 3)).astype(np.uint8)
+        inits = {"xs": np.float32(0.02), "xz": np.uint8(128), "w": w, "ws": RNG.uniform(0.002, 0.01, 8).astype(np.float32),
+                 "wz": np.full(8, 128, np.uint8), "ys": np.float32(0.05), "yz": np.uint8(100)}
+        nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="x_quant"),
+                 helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="x_dequant"),
+                 helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="w_dequant", axis=0),
+                 helper.make_node("Conv", ["xd", "wd"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                 helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["yq"], name="y_quant"),
+                 helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="y_dequant")]
+        m = model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [1, 8, 16, 16])], inits)
+        d = tempfile.mkdtemp(prefix="tessera_quant_u8_axis_")
+        path, plan = os.path.join(d, "m.onnx"), os.path.join(d, "plan.json")
+        onnx.save(m, path)
+        r = subprocess.run([CLI, "partition", path, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(plan) as f:
+            self.assertEqual([p["backend"] for p in json.load(f)["partitions"]], ["onednn"])
+        r = subprocess.run([CLI, "run", path, "--plan", plan, "--check", "--json", "--repeat", "1"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("runs on ref kernels", r.stderr)
+        self.assertEqual(json.loads(r.stdout.strip().splitlines()[-1])["max_abs_error"], 0.0)
+
     def test_deep_qdq_network_passes_check(self):
         # mobilenet_v2 in static QDQ form (65 quantizers on its longest path), its groups int8 on
         # onednn: every group rounds as ONNX does (round half to even, then the zero point), and

@@ -215,9 +215,27 @@ void OnednnProgram::build_quantize(size_t n) {
   const auto q = node_quant(fn_, node, dequantize);
   if (!q) unsupported(node, "scale and zero point must be constants, per tensor");
   const bool per_axis = q->scale.size() > 1;
-  if (per_axis && std::any_of(q->zero_point.begin(), q->zero_point.end(), [](int32_t z) { return z != 0; }))
-    unsupported(node, "zero points per axis");
   const ValueId x = node.inputs[0], y = node.outputs[0];
+  if (per_axis && std::any_of(q->zero_point.begin(), q->zero_point.end(), [](int32_t z) { return z != 0; })) {
+    // oneDNN 2.x's reorder takes one zero point: a host pass with ref's arithmetic (u8 weights
+    // quantized per channel around 128), on plain memory.
+    const DType xt = fn_.value(x).type.dtype;
+    if (!dequantize || (xt != DType::u8 && xt != DType::i8)) unsupported(node, "zero points per axis");
+    const Shape& shape = fn_.value(x).type.shape;
+    int64_t axis = attr_int(node.attrs, "axis", 1);
+    if (axis < 0) axis += static_cast<int64_t>(shape.size());
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t len = shape[static_cast<size_t>(axis)];
+    const memory src = plain_mem(x);
+    const memory dst = dst_mem(y, plain_md(dims_of(y)));
+    steps_.push_back({{}, {}, [src, dst, q = *q, signed_ = xt == DType::i8, outer, len, inner] {
+                        dequantize_axis(src.get_data_handle(), signed_, q.zero_point.data(), q.scale.data(),
+                                        static_cast<float*>(dst.get_data_handle()), outer, len, inner);
+                      }, "host:dequantize_axis"});
+    return;
+  }
   memory src;
   const memory::desc dst_md = elementwise_dst(x, dnnl_type(fn_.value(y).type.dtype), src);
   const float s = q->scale[0];
