@@ -27,8 +27,10 @@
 // (its other operands keep the op's list):
 //
 //   onednn "dtypes": {"QLinearConv": ["u8", "i8"], "QLinearConv[3]": ["i8"], ...}
-//   QLinearConv(x: u8, ..., w: u8 constant, ...) -> u8      refused: "u8 operand 3 of QLinearConv (takes i8)" What a listed dtype means is the backend's business: the f32
-// backends list f16/bf16 because they compute them in f32 (backend_compiler.h: widens_half).
+//   QLinearConv(x: u8, ..., w: u8 constant, ...) -> u8      refused: "u8 operand 3 of QLinearConv (takes i8)"
+//
+// What a listed dtype means is the backend's business: the f32 backends list f16/bf16 because
+// they compute them in f32 (backend_compiler.h: widens_half).
 #pragma once
 
 #include <map>

@@ -36,7 +36,7 @@ bool int8_work(const Graph& fn, const std::vector<int>& producer, const std::vec
   ValueId out = n.outputs[0];
   for (int hops = 0; hops < 2; ++hops) {   // [Relu | Clip] then QuantizeLinear, each the only reader
     const auto& readers = consumers[static_cast<size_t>(out)];
-    if (readers.size() != 1) return false;
+    if (readers.size() != 1 || fn.is_output(out)) return false;
     const Node& next = fn.node(readers[0]);
     if (next.op == "QuantizeLinear") return true;
     if (hops > 0 || (next.op != "Relu" && next.op != "Clip")) return false;
