@@ -384,7 +384,7 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         # onednn: every group rounds as ONNX does (round half to even, then the zero point), and
         # --check holds each quantized value to one step per requantization it went through, so
         # the steps a flipped rounding compounds into pass while a wrong result does not. The
-        # output sits 2 steps from ref's (3 when the zero point was added before rounding).
+        # output sits 2 steps from ref's (3 when the zero point is added before rounding).
         d = tempfile.mkdtemp(prefix="tessera_quant_mobilenet_")
         r = subprocess.run([sys.executable, "scripts/export_models.py", "--only", "mobilenet_v2", "--out", d],
                            capture_output=True, text=True)
