@@ -89,7 +89,7 @@ void XnnpackProgram::run(std::span<const ConstTensorView> inputs, std::span<cons
   frame_.bind(inputs, outputs);
   const std::vector<const float*> sources = static_sources();
   const pthreadpool_t pool = threadpool();
-  if (!runtime_ || sources != built_for_ || pool != built_pool_) instantiate(sources, pool);
+  if (!runtime_ || varying_weights_ || sources != built_for_ || pool != built_pool_) instantiate(sources, pool);
 
   std::vector<std::pair<uint32_t, void*>> external;
   for (InputSlot& in : inputs_) {
