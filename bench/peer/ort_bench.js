@@ -4,6 +4,7 @@
 //
 //   node bench/peer/ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N]
 //                                [--input-shape name=1x3x224x224]... [--seed S] [--profile OUT.json]
+//                                [--input name=FILE.npy]... [--output-dir DIR]
 //
 // THREADS sets intraOpNumThreads (default 1; inter-op threads are 1, execution sequential).
 // Inputs are seeded uniform random values in [-1, 1) (integers in [0, 8)) with the model's input
@@ -13,7 +14,11 @@
 // reduced to one row per executed node: {"nodes": [{"name", "op", "provider", "input_shapes",
 // "output_shapes", "median_ms"}], "run_median_ms"}. The nodes are ORT's after its graph
 // optimizations (FusedConv, NCHWc Conv and the ReorderInput/ReorderOutput it inserts), which is
-// what ORT runs; scripts/profile_vs_ort.py maps them to op families. Profiling costs a few
+// what ORT runs; scripts/profile_vs_ort.py maps them to op families.
+// --input name=FILE.npy: that input's values from a NumPy .npy file (v1-3, little-endian, C order,
+// its dtype the input's) instead of random ones. --output-dir DIR: each model output of the last
+// timed run written as DIR/<name>.npy (NumPy v1.0; characters outside [A-Za-z0-9._-] become '_'),
+// as `tessera run --output-dir` names them, so the two can be compared file by file. Profiling costs a few
 // microseconds per node, so the headline median_ms is timed without it, in a session of its own.
 'use strict';
 
@@ -22,12 +27,14 @@ const path = require('path');
 function usage(msg) {
   if (msg) process.stderr.write(`ort_bench: ${msg}\n`);
   process.stderr.write('usage: node ort_bench.js MODEL.onnx [THREADS] [--runs N] [--warmup N] ' +
-                       '[--input-shape name=AxBxC]... [--seed S] [--profile OUT.json]\n');
+                       '[--input-shape name=AxBxC]... [--seed S] [--profile OUT.json] ' +
+                       '[--input name=FILE.npy]... [--output-dir DIR]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = {model: null, threads: 1, runs: 50, warmup: 5, seed: 0, shapes: {}, profile: null};
+  const opts = {model: null, threads: 1, runs: 50, warmup: 5, seed: 0, shapes: {}, profile: null,
+                files: {}, outputDir: null};
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -42,6 +49,12 @@ function parseArgs(argv) {
     else if (a === '--threads') opts.threads = int(next(), '--threads');
     else if (a === '--seed') opts.seed = int(next(), '--seed');
     else if (a === '--profile') opts.profile = next();
+    else if (a === '--output-dir') opts.outputDir = next();
+    else if (a === '--input') {
+      const m = /^([^=]+)=(.+)$/.exec(next());
+      if (!m) usage('--input wants name=FILE.npy');
+      opts.files[m[1]] = m[2];
+    }
     else if (a === '--input-shape') {
       const m = /^([^=]+)=(\d+(?:x\d+)*)$/.exec(next());
       if (!m) usage('--input-shape wants name=AxBxC');
@@ -94,6 +107,50 @@ function randomTensor(ort, meta, shape, next) {
   return new ort.Tensor(meta.type, data, shape);
 }
 
+// NumPy .npy files: the dtypes ONNX models take as inputs and give as outputs.
+const NPY = {'<f4': 'float32', '<f8': 'float64', '<i4': 'int32', '<i8': 'int64', '|i1': 'int8',
+             '|u1': 'uint8', '|b1': 'bool', '<f2': 'float16'};
+const ARRAYS = {...TYPED, float16: Uint16Array};
+
+function readNpy(file) {
+  const buf = require('fs').readFileSync(file);
+  if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', start, start + headerLen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header);
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(header);
+  if (!descr || !shape || /'fortran_order':\s*True/.test(header)) throw new Error(`${file}: unsupported .npy header ${header.trim()}`);
+  const type = NPY[descr[1]];
+  if (!type) throw new Error(`${file}: unsupported dtype ${descr[1]}`);
+  const dims = shape[1].split(',').map((d) => d.trim()).filter((d) => d.length).map(Number);
+  const n = dims.reduce((p, d) => p * d, 1);
+  const Ctor = ARRAYS[type];
+  const bytes = buf.subarray(start + headerLen, start + headerLen + n * Ctor.BYTES_PER_ELEMENT);
+  if (bytes.length !== n * Ctor.BYTES_PER_ELEMENT) throw new Error(`${file}: truncated data`);
+  const data = new Ctor(n);
+  new Uint8Array(data.buffer).set(bytes);
+  return {type, dims, data};
+}
+
+function writeNpy(file, tensor) {
+  const descr = Object.keys(NPY).find((k) => NPY[k] === tensor.type);
+  if (!descr) throw new Error(`output type ${tensor.type} cannot be written as .npy`);
+  const shape = tensor.dims.length === 1 ? `(${tensor.dims[0]},)` : `(${tensor.dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';   // data 64-byte aligned
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+  const fs = require('fs');
+  fs.writeFileSync(file + '.tmp', Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
+  fs.renameSync(file + '.tmp', file);
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -121,7 +178,17 @@ async function main() {
   const next = rng(opts.seed);
   const feeds = {};
   const shapes = {};
+  for (const name of Object.keys(opts.files)) {
+    if (!session.inputNames.includes(name)) usage(`--input ${name}: the model has no input '${name}'`);
+  }
   for (const meta of session.inputMetadata) {
+    if (opts.files[meta.name]) {
+      const t = readNpy(opts.files[meta.name]);
+      if (t.type !== meta.type) throw new Error(`${opts.files[meta.name]}: dtype ${t.type}, input '${meta.name}' is ${meta.type}`);
+      shapes[meta.name] = t.dims;
+      feeds[meta.name] = new ort.Tensor(t.type, t.data, t.dims);
+      continue;
+    }
     let shape = opts.shapes[meta.name];
     if (!shape) {
       shape = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
@@ -137,10 +204,17 @@ async function main() {
 
   for (let i = 0; i < opts.warmup; i++) await session.run(feeds);
   const times = [];
+  let results = null;
   for (let i = 0; i < opts.runs; i++) {
     const t0 = process.hrtime.bigint();
-    await session.run(feeds);
+    results = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  if (opts.outputDir) {
+    require('fs').mkdirSync(opts.outputDir, {recursive: true});
+    for (const name of session.outputNames) {
+      writeNpy(path.join(opts.outputDir, name.replace(/[^A-Za-z0-9._-]/g, '_') + '.npy'), results[name]);
+    }
   }
   const round = (x) => Math.round(x * 1000) / 1000;
   console.log(JSON.stringify({

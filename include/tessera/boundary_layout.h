@@ -61,9 +61,16 @@ Shape physical_shape(const TensorType& type, Layout layout);
 
 // One layout per function input and output, in fn.inputs / fn.outputs order. Empty vectors mean
 // all plain (what every compiler accepts).
+// `varying_inputs[i]`: the caller may pass other contents behind input i's pointer from one run
+// to the next (a value computed from the model's inputs in another function, such as attention's
+// K^T as a MatMul's second operand), so nothing derived from its contents may be kept between
+// runs, as backends keep packed weights; empty: no input varies (a function seen alone, or one
+// whose parameters are model constants and graph inputs).
 struct BoundaryLayouts {
   std::vector<Layout> inputs, outputs;
-  bool all_plain() const;
+  std::vector<bool> varying_inputs;
+  bool all_plain() const;   // layouts only
+  bool varies(size_t input) const { return input < varying_inputs.size() && varying_inputs[input]; }
   bool operator==(const BoundaryLayouts&) const = default;
 };
 

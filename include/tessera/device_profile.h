@@ -35,6 +35,9 @@ struct Efficiency {
   double compute = 1.0;
   double memory = 1.0;
   std::optional<double> call_overhead_us;   // unset: the profile's call_overhead_us
+  // How many times faster than its f32 compute the backend runs int8 work (a convolution or
+  // matmul on 8-bit operands summed in int32: roofline_cost_model.h); unset: 1, the f32 rate.
+  std::optional<double> int8_speedup;
 };
 
 struct LinkProfile {

@@ -19,8 +19,18 @@
 //
 // Per op: "dtypes": {"*": ["f32"], "Cast": ["f32", "f16"]} gives Cast its own list; an op without
 // an entry uses "*"; a spec without "dtypes" takes every dtype (ref, and declarative backends
-// written before the field existed). What a listed dtype means is the backend's business: the f32
-// backends list f16/bf16 because they compute them in f32 (backend_compiler.h: widens_half).
+// written before the field existed).
+//
+// Per operand: "QLinearConv[3]": ["i8"] gives input 3 of QLinearConv (its filter) a list of its
+// own, which applies to that operand whatever it is, constants included: oneDNN's int8
+// convolutions take s8 filters only, so a QLinearConv with u8 filters is no seed of onednn
+// (its other operands keep the op's list):
+//
+//   onednn "dtypes": {"QLinearConv": ["u8", "i8"], "QLinearConv[3]": ["i8"], ...}
+//   QLinearConv(x: u8, ..., w: u8 constant, ...) -> u8      refused: "u8 operand 3 of QLinearConv (takes i8)"
+//
+// What a listed dtype means is the backend's business: the f32 backends list f16/bf16 because
+// they compute them in f32 (backend_compiler.h: widens_half).
 #pragma once
 
 #include <map>
@@ -36,13 +46,15 @@ struct DTypeSupport {
   bool all = true;                                   // no "dtypes" field: every dtype
   std::vector<DType> default_dtypes;                 // "*": for ops without their own list
   std::map<std::string, std::vector<DType>> per_op;  // op -> its own list
+  std::map<std::string, std::map<size_t, std::vector<DType>>> per_input;   // op -> input index -> its list
 
   // The dtypes `op` takes (all == true: meaningless).
   const std::vector<DType>& dtypes_of(const std::string& op) const;
   // Why node `n` of `g` is refused ("f16 tensor (takes f32)"), or nullopt when every tensor of it
   // has a dtype the op takes. The reason names no node, so rejections count by reason.
   std::optional<std::string> refuses(const Graph& g, const Node& n) const;
-  // "f32,f16,bf16" or "f32,f16,bf16; Cast: f32,f16" (for rule descriptions), "*" when all.
+  // "f32,f16,bf16" or "f32,f16,bf16; Cast: f32,f16; QLinearConv[3]: i8" (for rule descriptions),
+  // "*" when all.
   std::string describe() const;
 };
 

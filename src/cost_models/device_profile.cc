@@ -46,6 +46,7 @@ json to_json(const DeviceProfile& p) {
     j["efficiency"][backend] = {{"compute", e.compute}, {"memory", e.memory}};
     // Only when set: profiles without it keep their canonical JSON, hence their fingerprint.
     if (e.call_overhead_us) j["efficiency"][backend]["call_overhead_us"] = *e.call_overhead_us;
+    if (e.int8_speedup) j["efficiency"][backend]["int8_speedup"] = *e.int8_speedup;
   }
   return j;
 }
@@ -96,12 +97,15 @@ DeviceProfile parse_device_profile(std::string_view text, const std::string& fil
   f.expect_object(*eff, "/efficiency");
   for (const auto& [backend, e] : eff->items()) {
     std::string path = "/efficiency/" + backend;
-    f.expect_object(e, path, {"compute", "memory", "call_overhead_us"});
+    f.expect_object(e, path, {"compute", "memory", "call_overhead_us", "int8_speedup"});
     Efficiency x;
     x.compute = f.in_range(*f.number(e, path, "compute", true), path + "/compute", 0, true, 1, false);
     x.memory = f.in_range(*f.number(e, path, "memory", true), path + "/memory", 0, true, 1, false);
     if (auto o = f.number(e, path, "call_overhead_us", false)) {
       x.call_overhead_us = f.in_range(*o, path + "/call_overhead_us", 0, false, kInf, true);
+    }
+    if (auto o = f.number(e, path, "int8_speedup", false)) {
+      x.int8_speedup = f.in_range(*o, path + "/int8_speedup", 0, true, 64, false);
     }
     p.efficiency[backend] = x;
   }

@@ -17,12 +17,46 @@ double boundary_bytes(const TensorType& t) {
   return t.dtype == DType::f16 || t.dtype == DType::bf16 ? 5.0 * bytes : bytes;
 }
 
+bool eight_bit(DType t) { return t == DType::u8 || t == DType::i8; }
+
+// `v` is a DequantizeLinear's result, inside fn, of an 8-bit tensor.
+bool dequantized_int8(const Graph& fn, const std::vector<int>& producer, ValueId v) {
+  if (v == kNoValue || producer[static_cast<size_t>(v)] < 0) return false;
+  const Node& dq = fn.node(producer[static_cast<size_t>(v)]);
+  return dq.op == "DequantizeLinear" && !dq.inputs.empty() && eight_bit(fn.value(dq.inputs[0]).type.dtype);
+}
+
+// Node n computes on 8-bit integers (roofline_cost_model.h, "int8 work").
+bool int8_work(const Graph& fn, const std::vector<int>& producer, const std::vector<std::vector<NodeId>>& consumers,
+               const Node& n) {
+  if (n.op == "QLinearConv" || n.op == "QLinearMatMul" || n.op == "ConvInteger" || n.op == "MatMulInteger") return true;
+  if (n.op != "Conv" && n.op != "MatMul" && n.op != "Gemm") return false;
+  if (n.inputs.size() < 2 || !dequantized_int8(fn, producer, n.inputs[0]) || !dequantized_int8(fn, producer, n.inputs[1]))
+    return false;
+  ValueId out = n.outputs[0];
+  for (int hops = 0; hops < 2; ++hops) {   // [Relu | Clip] then QuantizeLinear, each the only reader
+    const auto& readers = consumers[static_cast<size_t>(out)];
+    if (readers.size() != 1 || fn.is_output(out)) return false;
+    const Node& next = fn.node(readers[0]);
+    if (next.op == "QuantizeLinear") return true;
+    if (hops > 0 || (next.op != "Relu" && next.op != "Clip")) return false;
+    out = next.outputs[0];
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<NodeWork> roofline_work(const Graph& fn) {
   std::vector<char> charged(fn.values.size(), 0);   // boundary value already paid for
   std::vector<char> is_output(fn.values.size(), 0);
   for (ValueId v : fn.outputs) is_output[static_cast<size_t>(v)] = 1;
+
+  std::vector<int> producer(fn.values.size(), -1);
+  for (size_t i = 0; i < fn.nodes.size(); ++i)
+    for (ValueId v : fn.nodes[i].outputs)
+      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  const std::vector<std::vector<NodeId>> consumers = fn.consumers();
 
   std::vector<NodeWork> work;
   work.reserve(fn.nodes.size());
@@ -38,7 +72,7 @@ std::vector<NodeWork> roofline_work(const Graph& fn) {
     for (ValueId v : n.outputs) {
       if (v != kNoValue && is_output[static_cast<size_t>(v)]) bytes += boundary_bytes(fn.value(v).type);
     }
-    work.push_back(NodeWork{node_flops(fn, n), bytes});
+    work.push_back(NodeWork{node_flops(fn, n), bytes, int8_work(fn, producer, consumers, n)});
   }
   return work;
 }
@@ -48,8 +82,9 @@ RooflineBreakdown roofline(const std::vector<NodeWork>& work, const DeviceProfil
   const double bytes_per_s = p.bandwidth_gbs * 1e9 * eff.memory;
   RooflineBreakdown r;
   double sum_max = 0.0;
+  const double int8_speedup = eff.int8_speedup.value_or(1.0);
   for (const NodeWork& w : work) {
-    double c = w.flops / flops_per_s;
+    double c = w.flops / (w.int8 ? flops_per_s * int8_speedup : flops_per_s);
     double m = w.bytes / bytes_per_s;
     r.flops += w.flops;
     r.bytes += w.bytes;

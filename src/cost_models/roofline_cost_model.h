@@ -19,6 +19,14 @@
 // per node (not over the whole function) keeps a compute-bound Conv from hiding a memory-bound
 // neighbour's cost.
 //
+// int8 work: a node that computes on 8-bit integers (QLinearConv, QLinearMatMul, ConvInteger,
+// MatMulInteger, or a Conv/MatMul/Gemm of a QDQ group: source and weight each a DequantizeLinear
+// of a u8/s8 tensor inside F, the result [through Relu/Clip] quantized inside F, the form int8
+// backends compile into one int8 primitive) has its compute time divided by e.int8_speedup when
+// the profile sets one for b (VNNI's vpdpbusd does four 8-bit multiply-adds per 32-bit lane where
+// an FMA does one f32: host.json gives onednn 4). Backends without the field price it at f32
+// rates, as they compute it (a DequantizeLinear, then an f32 kernel).
+//
 // Trade-off: no cache-size limit (a huge intermediate is still "in cache"), no overlap between
 // calls. Not needed for correctness: any of these numbers; the search only needs costs >= 0.
 #pragma once
@@ -47,6 +55,7 @@ struct RooflineBreakdown {
 struct NodeWork {
   double flops = 0.0;
   double bytes = 0.0;
+  bool int8 = false;   // int8 work (above)
 };
 std::vector<NodeWork> roofline_work(const Graph& fn);
 

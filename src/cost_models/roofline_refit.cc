@@ -41,8 +41,10 @@ Box box_around(const Theta& t0) {
 struct Objective {
   const std::vector<const RefitSample*>& samples;
   Theta t0;
+  double int8_speedup = 1.0;   // kept, not fitted
   double operator()(const Theta& t) const {
     RooflineRates r = to_rates(t);
+    r.int8_speedup = int8_speedup;
     double sum = 0.0;
     for (const RefitSample* s : samples) {
       double d = std::log(predict_seconds(s->work, r)) - std::log(s->measured_s);
@@ -106,12 +108,13 @@ Theta nelder_mead(const Objective& f, const Box& box, Theta start, double step, 
 }  // namespace
 
 RooflineRates rates_of(const DeviceProfile& p, const Efficiency& e) {
-  return {p.peak_gflops * 1e9 * e.compute, p.bandwidth_gbs * 1e9 * e.memory, p.call_overhead_s(e)};
+  return {p.peak_gflops * 1e9 * e.compute, p.bandwidth_gbs * 1e9 * e.memory, p.call_overhead_s(e), e.int8_speedup.value_or(1.0)};
 }
 
 double predict_seconds(const std::vector<NodeWork>& work, const RooflineRates& r) {
   double s = 0.0;
-  for (const NodeWork& w : work) s += std::max(w.flops / r.flops_per_s, w.bytes / r.bytes_per_s);
+  for (const NodeWork& w : work)
+    s += std::max(w.flops / (w.int8 ? r.flops_per_s * r.int8_speedup : r.flops_per_s), w.bytes / r.bytes_per_s);
   return s + r.overhead_s;
 }
 
@@ -138,7 +141,7 @@ RooflineRates fit_roofline(const std::vector<const RefitSample*>& samples, const
   TESSERA_CHECK(!samples.empty(), "fit_roofline without samples");
   const Theta t0 = to_theta(start);
   const Box box = box_around(t0);
-  Objective f{samples, t0};
+  Objective f{samples, t0, start.int8_speedup};
   // Grid: half-decade steps over the box (compute 15 x memory 13 x overhead 15, ~3000 points).
   Theta best = t0;
   double fbest = f(t0);
@@ -157,7 +160,9 @@ RooflineRates fit_roofline(const std::vector<const RefitSample*>& samples, const
     if (fnext < fbest) best = next, fbest = fnext;
     if (!gained) break;
   }
-  return to_rates(best);
+  RooflineRates out = to_rates(best);
+  out.int8_speedup = start.int8_speedup;
+  return out;
 }
 
 RefitResult refit_profile(const DeviceProfile& base, const std::vector<RefitSample>& samples,
@@ -201,6 +206,7 @@ RefitResult refit_profile(const DeviceProfile& base, const std::vector<RefitSamp
       e.compute = std::min(1.0, b.rates.flops_per_s / peak);
       e.memory = std::min(1.0, b.rates.bytes_per_s / bw);
       e.call_overhead_us = b.rates.overhead_s * 1e6;
+      e.int8_speedup = base.efficiency_for(b.backend).int8_speedup;
       p.efficiency[b.backend] = e;
     }
     b.after = p.efficiency_for(b.backend);

@@ -52,6 +52,7 @@ struct RooflineRates {
   double flops_per_s = 0.0;
   double bytes_per_s = 0.0;
   double overhead_s = 0.0;
+  double int8_speedup = 1.0;   // the efficiency's, kept (not fitted): int8 work's rate over flops_per_s
 };
 
 struct RefitError {

@@ -31,8 +31,10 @@ struct Codegen {
   // kernels take them as they are) and not a model constant (weights stay plain).
   // `native_outputs[i]`: result i does, unless every call site makes it a graph output that no
   // other call reads.
+  // `varying_inputs[i]`: some call site passes a value computed from the graph's inputs, whose
+  // contents change from run to run behind the same pointer (BoundaryLayouts::varying_inputs).
   std::function<ExternalModule(const Graph& body, const std::vector<bool>& native_inputs,
-                               const std::vector<bool>& native_outputs)>
+                               const std::vector<bool>& native_outputs, const std::vector<bool>& varying_inputs)>
       compile;
 };
 

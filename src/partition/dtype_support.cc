@@ -29,8 +29,18 @@ std::optional<std::string> DTypeSupport::refuses(const Graph& g, const Node& n) 
     if (std::find(takes.begin(), takes.end(), value.type.dtype) != takes.end()) return std::nullopt;
     return std::string(dtype_name(value.type.dtype)) + " tensor on " + n.op + " (takes " + joined(takes) + ")";
   };
-  for (ValueId v : n.inputs)
+  const auto operands = per_input.find(n.op);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ValueId v = n.inputs[i];
+    if (operands != per_input.end() && v != kNoValue) {
+      if (auto own = operands->second.find(i); own != operands->second.end()) {
+        const DType t = g.value(v).type.dtype;
+        if (std::find(own->second.begin(), own->second.end(), t) != own->second.end()) continue;
+        return std::string(dtype_name(t)) + " operand " + std::to_string(i) + " of " + n.op + " (takes " + joined(own->second) + ")";
+      }
+    }
     if (auto why = check(v)) return why;
+  }
   for (ValueId v : n.outputs)
     if (auto why = check(v)) return why;
   return std::nullopt;
@@ -40,6 +50,8 @@ std::string DTypeSupport::describe() const {
   if (all) return "*";
   std::string out = joined(default_dtypes);
   for (const auto& [op, dtypes] : per_op) out += "; " + op + ": " + joined(dtypes);
+  for (const auto& [op, operands] : per_input)
+    for (const auto& [i, dtypes] : operands) out += "; " + op + "[" + std::to_string(i) + "]: " + joined(dtypes);
   return out;
 }
 

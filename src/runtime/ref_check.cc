@@ -68,25 +68,6 @@ std::vector<DType> computed_precision(const Graph& g) {
   return p;
 }
 
-// One quantization step of every value a quantizing node writes (header), 0 for the others.
-std::vector<double> quantization_steps(const Graph& g) {
-  std::vector<double> step(g.values.size(), 0.0);
-  for (const Node& n : g.nodes) {
-    if (n.outputs.empty() || n.outputs[0] == kNoValue) continue;
-    const bool quantizes = n.op == "QuantizeLinear" || n.op.rfind("QLinear", 0) == 0;
-    if (quantizes && !is_float(g.value(n.outputs[0]).type.dtype)) step[static_cast<size_t>(n.outputs[0])] = 1.0;
-    if (n.op == "DequantizeLinear" && n.inputs.size() > 1) {
-      const Value& s = g.value(n.inputs[1]);
-      if (s.is_constant() && s.data && s.type.dtype == DType::f32 && s.type.numel() == 1) {
-        float f;
-        std::memcpy(&f, s.data->data(), sizeof f);
-        step[static_cast<size_t>(n.outputs[0])] = std::fabs(f);
-      }
-    }
-  }
-  return step;
-}
-
 }  // namespace
 
 TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& given) {
@@ -131,6 +112,33 @@ TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& ref
     }
   }
   return c;
+}
+
+std::vector<double> quantization_steps(const Graph& g) {
+  std::vector<double> step(g.values.size(), 0.0);
+  std::vector<int> quantizers(g.values.size(), 0);   // q of every value (nodes are in topological order)
+  auto steps_of = [&](ValueId v) { return static_cast<double>(std::max(1, quantizers[static_cast<size_t>(v)] - 1)); };
+  for (const Node& n : g.nodes) {
+    if (n.outputs.empty() || n.outputs[0] == kNoValue) continue;
+    int q = 0;
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) q = std::max(q, quantizers[static_cast<size_t>(v)]);
+    const bool quantizes = n.op == "QuantizeLinear" || n.op.rfind("QLinear", 0) == 0;
+    if (quantizes) ++q;
+    for (ValueId v : n.outputs)
+      if (v != kNoValue) quantizers[static_cast<size_t>(v)] = q;
+    const ValueId out = n.outputs[0];
+    if (quantizes && !is_float(g.value(out).type.dtype)) step[static_cast<size_t>(out)] = steps_of(out);
+    if (n.op == "DequantizeLinear" && n.inputs.size() > 1) {
+      const Value& s = g.value(n.inputs[1]);
+      if (s.is_constant() && s.data && s.type.dtype == DType::f32 && s.type.numel() == 1) {
+        float f;
+        std::memcpy(&f, s.data->data(), sizeof f);
+        step[static_cast<size_t>(out)] = std::fabs(f) * steps_of(out);
+      }
+    }
+  }
+  return step;
 }
 
 std::string CheckReport::first_failure() const {

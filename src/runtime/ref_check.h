@@ -17,11 +17,19 @@
 // check_against_ref holds a tensor computed from half data to the same precision even when it is
 // stored in f32 (an f16 model's outputs, Cast back to f32): a value's precision is the coarsest
 // format among the values it is computed from.
-// A quantized value is held to one quantization step: an integer written by QuantizeLinear or a
-// QLinear op may differ by 1, a float written by a per-tensor DequantizeLinear by its scale. An
-// int8 backend computes the group's float arithmetic in another order (integer sums, one output
-// scale) than ref's node-by-node float kernels, and a value within float rounding of a rounding
-// boundary lands one step apart; integers elsewhere stay exact.
+// A quantized value is held to k quantization steps: an integer written by QuantizeLinear or a
+// QLinear op may differ by k, a float written by a per-tensor DequantizeLinear by k times its
+// scale. An int8 backend computes a group's float arithmetic in another order (integer sums, one
+// output scale) than ref's node-by-node float kernels, and a value within float rounding of a
+// rounding boundary lands one step apart. That flip is an input of every later group, where it
+// moves sums by a weight times a step and can flip further roundings: steps compound with depth.
+// k is the number of requantizations the value went through: with q the number of quantizing
+// nodes (QuantizeLinear, QLinear*) on the longest path from the model's inputs to the value, its
+// own included, k = max(1, q - 1) (the first quantization of a float input is the same division
+// everywhere). One group, Q(x) -> DQ -> Conv -> Q -> DQ, is held to one step, as before; a deep
+// network to more: mobilenet_v2 in QDQ form (65 quantizers on its longest path) differs from ref
+// by 2 steps at its output and by up to 58 inside, ref and onednn each 3-4 steps from ONNX
+// Runtime, whose quantized Add rounds differently from the spec. Integers elsewhere stay exact.
 // max_abs_error is the largest |a - r| over the model outputs (floats and ints alike);
 // max_rel_error the largest ||a - r||_2 / ||r||_2, the measure of accuracy budgets (a plan with
 // reduced-precision partitions is judged by it: `tessera run --check` compares it with the
@@ -51,6 +59,11 @@ struct TensorComparison {
 };
 
 TensorComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& tol = {});
+
+// Per value of `g`, the quantized tolerance (above) of every value a quantizing node writes: for
+// an integer, k; for a float written by a per-tensor DequantizeLinear, k times its scale; 0 for
+// every other value.
+std::vector<double> quantization_steps(const Graph& g);
 
 struct CheckedValue {
   std::string name;             // the model value

@@ -104,3 +104,40 @@ TEST_CASE("dtypes: a bad declaration is a one-line user error naming the field",
   CHECK(message(R"({"Relu": ["f32"]})").find("dtypes: missing \"*\"") != std::string::npos);
   CHECK(message(R"({"*": ["f32"], "Relux": ["f32"]})").find("dtypes.Relux") != std::string::npos);
 }
+
+TEST_CASE("dtypes: an operand's own list applies to it, constants included", "[dtypes]") {
+  // x(f32) -> Add(x, w: u8 constant) and Add(x, v: i8 constant): Add[1] takes i8 only.
+  GraphBuilder b;
+  const ValueId x = b.input("x", {4}, DType::f32);
+  const ValueId w = b.constant<uint8_t>("w", DType::u8, {4}, std::vector<uint8_t>(4, 1));
+  const ValueId v = b.constant<int8_t>("v", DType::i8, {4}, std::vector<int8_t>(4, 1));
+  const ValueId a = b.op("Add", "a", {x, w}, {4});
+  b.output(b.op("Add", "c", {a, v}, {4}));
+  const Graph g = b.g;
+  DataflowIndex index(g);
+  const BackendSpec spec = spec_with(R"({"*": ["f32"], "Add[1]": ["i8"]})");
+  const CandidateSpace space = enumerate_candidates(index, {spec});
+  const BackendCandidates& bc = space.per_backend[0];
+  const std::vector<std::string> names = nodes_of(g, bc);
+  CHECK(std::count(names.begin(), names.end(), "a") == 0);   // u8 operand 1 (a constant the op's list would skip)
+  CHECK(std::count(names.begin(), names.end(), "c") > 0);    // i8 operand 1; operand 0 still f32 by "*"
+  CHECK(bc.stats.rejections.at("u8 operand 1 of Add (takes i8)") == 1);
+  CHECK(spec.dtypes.describe() == "f32; Add[1]: i8");
+
+  // The built-in onednn spec: s8 filters only for its int8 convolutions and matmuls.
+  const DTypeSupport onednn = builtin_backend_spec("onednn").dtypes;
+  CHECK(onednn.per_input.at("QLinearConv").at(3) == std::vector<DType>{DType::i8});
+  CHECK(onednn.per_input.at("QLinearMatMul").at(3) == std::vector<DType>{DType::i8});
+
+  auto message = [](const std::string& dtypes) {
+    try {
+      spec_with(dtypes);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message(R"({"*": ["f32"], "Add[x]": ["f32"]})").find("dtypes.Add[x]: expected an op name or Op[i]") != std::string::npos);
+  CHECK(message(R"({"*": ["f32"], "Add[1": ["f32"]})").find("dtypes.Add[1: expected an op name or Op[i]") != std::string::npos);
+  CHECK(message(R"({"*": ["f32"], "Addx[1]": ["f32"]})").find("dtypes.Addx[1]") != std::string::npos);
+}

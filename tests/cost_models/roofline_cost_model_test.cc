@@ -117,6 +117,55 @@ TEST_CASE("transfer: zero on one device, link bandwidth + latency across, staged
   REQUIRE(model.transfer(4000, "cpu", "tpu").is_unknown());
 }
 
+// A QDQ group: DQ(x u8) and DQ(w s8) -> Conv [-> Relu] -> QuantizeLinear (quantized = false: the
+// Conv's result is not quantized, so no int8 backend runs it in int8).
+Graph qdq_conv(bool quantized) {
+  GraphBuilder b;
+  ValueId xq = b.input("xq", {1, 3, 32, 32}, DType::u8);
+  ValueId wq = b.constant<int8_t>("wq", DType::i8, {16, 3, 3, 3}, std::vector<int8_t>(16 * 27, 1));
+  ValueId s = b.scalar("s", 0.1f);
+  ValueId x = b.op("DequantizeLinear", "x", {xq, s}, {1, 3, 32, 32});
+  ValueId w = b.op("DequantizeLinear", "w", {wq, s}, {16, 3, 3, 3});
+  ValueId c = b.op("Conv", "conv", {x, w}, {1, 16, 30, 30}, conv_attrs());
+  ValueId r = b.op("Relu", "relu", {c}, {1, 16, 30, 30});
+  if (!quantized) {
+    b.output(r);
+    return b.g;
+  }
+  ValueId y = b.op("QuantizeLinear", "y", {r, s}, {1, 16, 30, 30});
+  b.g.value(y).type.dtype = DType::u8;
+  b.output(y);
+  return b.g;
+}
+
+TEST_CASE("roofline: int8 work at the backend's int8 rate, everything else at f32's") {
+  DeviceProfile p = unit_profile();
+  p.peak_gflops = 1e-3;   // compute-bound everywhere: one FLOP is a microsecond
+  p.efficiency["int8"] = {1.0, 1.0, std::nullopt, 4.0};
+  const Graph group = qdq_conv(true);
+  const std::vector<NodeWork> work = roofline_work(group);
+  REQUIRE(work.size() == 5);
+  for (size_t i = 0; i < work.size(); ++i) CHECK(work[i].int8 == (group.nodes[i].op == "Conv"));
+  const double conv = node_flops(group, group.nodes[2]);
+  const double f32 = roofline(group, p, p.efficiency_for("f32")).seconds;
+  const double int8 = roofline(group, p, p.efficiency_for("int8")).seconds;
+  CHECK(f32 - int8 == Approx(conv * 1e-6 * 0.75).epsilon(1e-9));   // the Conv at a quarter of its f32 time
+
+  // Not int8 work: the Conv's result is not quantized, or its source is not dequantized int8.
+  for (const NodeWork& w : roofline_work(qdq_conv(false))) CHECK_FALSE(w.int8);
+  for (const NodeWork& w : roofline_work(conv_relu())) CHECK_FALSE(w.int8);
+
+  // The field round-trips and is refused out of range.
+  const DeviceProfile back = parse_device_profile(device_profile_to_json(p), "p.json");
+  CHECK(back.efficiency_for("int8").int8_speedup == 4.0);
+  CHECK_FALSE(back.efficiency_for("default").int8_speedup.has_value());
+  std::string text = device_profile_to_json(p);
+  text.replace(text.find("\"int8_speedup\": 4.0"), 19, "\"int8_speedup\": 0");
+  CHECK_THROWS_WITH(parse_device_profile(text, "p.json"), "p.json: /efficiency/int8/int8_speedup: must be in (0, 64], got 0");
+  // host.json prices onednn's int8 at VNNI's rate.
+  CHECK(load_device_profile(find_data_file("devices/host.json")).efficiency_for("onednn").int8_speedup == 4.0);
+}
+
 TEST_CASE("device profiles: bundled ones load, round trip, errors name file and path") {
   namespace fs = std::filesystem;
   int n = 0;

@@ -1,4 +1,5 @@
 // Extern stubs after codegen, and a second partitioning round that leaves them untouched.
+#include <algorithm>
 #include <map>
 
 #include "emit/emit_test_util.h"
@@ -14,7 +15,7 @@ namespace {
 
 // A codegen that "compiles" by describing the body; it refuses Add to show a skipped function.
 Codegen fake_codegen(const std::string& backend) {
-  return {backend, [backend](const Graph& body, const std::vector<bool>&, const std::vector<bool>&) {
+  return {backend, [backend](const Graph& body, const std::vector<bool>&, const std::vector<bool>&, const std::vector<bool>&) {
             for (const Node& n : body.nodes)
               if (n.op == "Add") throw KernelUnsupported(n.name + ": Add not supported");
             return ExternalModule{backend, std::to_string(body.num_nodes()) + " nodes", nullptr};
@@ -43,7 +44,11 @@ TEST_CASE("codegen: graph inputs and outputs no other call reads stay plain at a
   Graph g = test::load_test_model("conv_block.json");
   Module m = outline(g, test::hand_plan(g, {{"onednn", {"conv0", "relu0"}}, {"onednn", {"conv1", "add0", "relu1"}}}));
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> native;   // function -> names
-  Codegen record{"onednn", [&](const Graph& body, const std::vector<bool>& in, const std::vector<bool>& out) {
+  std::map<std::string, std::vector<std::string>> varying;                                         // function -> names
+  Codegen record{"onednn", [&](const Graph& body, const std::vector<bool>& in, const std::vector<bool>& out,
+                               const std::vector<bool>& vary) {
+                   for (size_t i = 0; i < vary.size(); ++i)
+                     if (vary[i]) varying[body.name].push_back(body.value(body.inputs[i]).name);
                    auto& [ins, outs] = native[body.name];
                    for (size_t i = 0; i < in.size(); ++i)
                      if (in[i]) ins.push_back(body.value(body.inputs[i]).name);
@@ -61,6 +66,13 @@ TEST_CASE("codegen: graph inputs and outputs no other call reads stay plain at a
   REQUIRE(native[second.name].first.size() == 1);
   CHECK(native[second.name].first[0] == native[first.name].second[0]);
   CHECK(native[second.name].second.empty());
+  // Varying: what changes from run to run, the graph input x and what is computed from it, never
+  // the convolutions' weights.
+  // (first: x of its x, W, B; second: r0 and x of its r0, W, B, x).
+  CHECK(first.inputs.size() > 1);
+  CHECK(varying[first.name].size() == 1);
+  REQUIRE(varying[second.name].size() == 2);
+  CHECK(std::count(varying[second.name].begin(), varying[second.name].end(), native[second.name].first[0]) == 1);
 }
 
 TEST_CASE("re-partitioning for a second backend set keeps the first set's stubs", "[emit][codegen]") {

@@ -30,7 +30,7 @@ Module resnet18_blocks(Graph& g) {
 onnx::ModelProto resnet18_module_onnx() {
   Graph g;
   Module m = run_backend_passes(resnet18_blocks(g), {builtin_pipeline("tvm")});   // NHWC tvm.Conv inside
-  m = codegen(m, {{"ref", [](const Graph&, const std::vector<bool>&, const std::vector<bool>&) { return ExternalModule{"ref", "", nullptr}; }}});
+  m = codegen(m, {{"ref", [](const Graph&, const std::vector<bool>&, const std::vector<bool>&, const std::vector<bool>&) { return ExternalModule{"ref", "", nullptr}; }}});
   onnx::ModelProto p = module_to_onnx(m);
   CHECK(p.functions_size() == static_cast<int>(m.functions.size()));
   return p;

@@ -310,6 +310,51 @@ class SessionTest(unittest.TestCase):
             tessera.Session(small, tessera.Plan.load(path)).run({"x": np.ones((1, 3, 8, 8), np.float32)})
 
 
+class ComputedOperandTest(unittest.TestCase):
+    def test_an_operand_computed_from_the_inputs_is_read_anew_on_every_run(self):
+        # y = x @ Transpose(z) with the Transpose on ref and the MatMul on a library backend: the
+        # MatMul's second operand is a function input computed from a graph input, which onednn
+        # and xnnpack must not keep as packed weights from the first run (BoundaryLayouts::
+        # varying_inputs): every run with new inputs gives x @ z^T. Likewise y = x @ w with w a
+        # graph input.
+        try:
+            import onnx
+            from onnx import TensorProto, helper
+        except ImportError:
+            self.skipTest("no python3-onnx")
+        nodes = [helper.make_node("Transpose", ["z"], ["zt"], perm=[1, 0], name="t"),
+                 helper.make_node("MatMul", ["x", "zt"], ["y"], name="mm")]
+        g = helper.make_graph(nodes, "computed_operand", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+                                                          helper.make_tensor_value_info("z", TensorProto.FLOAT, [6, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 6])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        g2 = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "input_operand",
+                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+                                helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 6])],
+                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 6])])
+        m2 = helper.make_model(g2, opset_imports=[helper.make_opsetid("", 13)])
+        m2.ir_version = 8
+        with tempfile.TemporaryDirectory() as d:
+            path, path2 = os.path.join(d, "m.onnx"), os.path.join(d, "m2.onnx")
+            onnx.save(m, path)
+            onnx.save(m2, path2)
+            model, model2 = tessera.Model(path), tessera.Model(path2)
+            rng = np.random.default_rng(3)
+            for backend in ("onednn", "xnnpack"):
+                plan = tessera.partition(model, backends=["ref", backend], cost="roofline", forbid=["op:Transpose=" + backend])
+                self.assertEqual({n: p["backend"] for p in plan.partitions for n in p["nodes"]}, {"t": "ref", "mm": backend})
+                session = tessera.Session(model, plan, threads=1)
+                plan2 = tessera.partition(model2, backends=[backend], cost="roofline")
+                session2 = tessera.Session(model2, plan2, threads=1)
+                for _ in range(3):
+                    x = rng.standard_normal((4, 8)).astype(np.float32)
+                    z = rng.standard_normal((6, 8)).astype(np.float32)
+                    np.testing.assert_allclose(session.run({"x": x, "z": z})["y"], x @ z.T, rtol=1e-5, atol=1e-5, err_msg=backend)
+                    np.testing.assert_allclose(session2.run({"x": x, "w": z.T.copy()})["y"], x @ z.T, rtol=1e-5, atol=1e-5,
+                                               err_msg=backend + ", graph input")
+
+
 class OutputDirTest(unittest.TestCase):
     def test_output_names_are_sanitized(self):
         # A graph whose output name has characters outside [A-Za-z0-9._-].

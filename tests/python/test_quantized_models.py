@@ -319,6 +319,89 @@ class QuantizedOnOnednnTest(unittest.TestCase):
         _, verbose = self.run_checked(path, plan)
         self.assertTrue(any(",convolution," in v and "src_u8" in v for v in verbose))
 
+    def test_qlinear_u8_weights_refused_by_the_spec(self):
+        # oneDNN 2.x takes s8 filters only: onednn's spec gives QLinearConv and QLinearMatMul's
+        # operand 3 its own list ("QLinearConv[3]": ["i8"]), so even a roofline plan, which never
+        # compiles a candidate, keeps u8 filters on ref, and `run` compiles every function it places
+        # (no "runs on ref kernels" fallback). The qoperator model's QLinearMatMul has u8 weights; a
+        # copy with its QLinearConv's filter shifted to u8 (zero point 128) loses that one too.
+        m = qoperator()[0]
+        u8 = onnx.ModelProto()
+        u8.CopyFrom(m)
+        for i, init in enumerate(u8.graph.initializer):
+            if init.name == "w":
+                shifted = (numpy_helper.to_array(init).astype(np.int16) + 128).astype(np.uint8)
+                u8.graph.initializer[i].CopyFrom(numpy_helper.from_array(shifted, "w"))
+            elif init.name == "w_zp":
+                u8.graph.initializer[i].CopyFrom(numpy_helper.from_array(np.full(4, 128, np.uint8), "w_zp"))
+        for model_, conv_on in ((m, "onednn"), (u8, "ref")):
+            d = tempfile.mkdtemp(prefix="tessera_quant_u8_")
+            path, plan = os.path.join(d, "m.onnx"), os.path.join(d, "plan.json")
+            onnx.save(model_, path)
+            r = subprocess.run([CLI, "partition", path, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(plan) as f:
+                where = {n: p["backend"] for p in json.load(f)["partitions"] for n in p["nodes"]}
+            self.assertEqual((where["qconv"], where["qmatmul"]), (conv_on, "ref"))
+            r = subprocess.run([CLI, "run", path, "--plan", plan, "--check", "--repeat", "1"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("runs on ref kernels", r.stderr)
+            r = subprocess.run([CLI, "candidates", path, "--backends", "onednn", "--explain"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("u8 operand 3 of QLinearMatMul (takes i8)", r.stdout + r.stderr)
+
+    def test_u8_weights_per_channel_on_onednn(self):
+        # A QDQ Conv whose weights are u8 quantized per output channel around zero point 128: no
+        # int8 group (oneDNN 2.x takes s8 weights), but onednn takes each node, the weight's
+        # DequantizeLinear (zero points per axis, which its reorder cannot take) as a host pass
+        # with ref's arithmetic: no fallback to ref's kernels, and exact.
+        w = RNG.integers(0, 256, (8, 3, 3, 3)).astype(np.uint8)
+        inits = {"xs": np.float32(0.02), "xz": np.uint8(128), "w": w, "ws": RNG.uniform(0.002, 0.01, 8).astype(np.float32),
+                 "wz": np.full(8, 128, np.uint8), "ys": np.float32(0.05), "yz": np.uint8(100)}
+        nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="x_quant"),
+                 helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="x_dequant"),
+                 helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="w_dequant", axis=0),
+                 helper.make_node("Conv", ["xd", "wd"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                 helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["yq"], name="y_quant"),
+                 helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="y_dequant")]
+        m = model(nodes, [f32_info("x", [1, 3, 16, 16])], [f32_info("y", [1, 8, 16, 16])], inits)
+        d = tempfile.mkdtemp(prefix="tessera_quant_u8_axis_")
+        path, plan = os.path.join(d, "m.onnx"), os.path.join(d, "plan.json")
+        onnx.save(m, path)
+        r = subprocess.run([CLI, "partition", path, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(plan) as f:
+            self.assertEqual([p["backend"] for p in json.load(f)["partitions"]], ["onednn"])
+        r = subprocess.run([CLI, "run", path, "--plan", plan, "--check", "--json", "--repeat", "1"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("runs on ref kernels", r.stderr)
+        self.assertEqual(json.loads(r.stdout.strip().splitlines()[-1])["max_abs_error"], 0.0)
+
+    def test_deep_qdq_network_passes_check(self):
+        # mobilenet_v2 in static QDQ form (65 quantizers on its longest path), its groups int8 on
+        # onednn: every group rounds as ONNX does (round half to even, then the zero point), and
+        # --check holds each quantized value to one step per requantization it went through, so
+        # the steps a flipped rounding compounds into pass while a wrong result does not. The
+        # output sits 2 steps from ref's (3 when the zero point is added before rounding).
+        d = tempfile.mkdtemp(prefix="tessera_quant_mobilenet_")
+        r = subprocess.run([sys.executable, "scripts/export_models.py", "--only", "mobilenet_v2", "--out", d],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        src, q = os.path.join(d, "mobilenet_v2.onnx"), os.path.join(d, "mobilenet_v2_qdq.onnx")
+        r = subprocess.run([sys.executable, "scripts/quantize_qdq.py", src, q, "--tessera", CLI], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        plan = os.path.join(d, "plan.json")
+        r = subprocess.run([CLI, "partition", q, "--backends", "ref,onednn", "--cost", "roofline", "--plan", plan],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(plan) as f:
+            self.assertEqual([p["backend"] for p in json.load(f)["partitions"]], ["onednn"])
+        result, verbose = self.run_checked(q, plan)
+        self.assertGreater(sum(",convolution," in v and "src_u8" in v for v in verbose), 50)
+        step = next(numpy_helper.to_array(i) for i in onnx.load(q).graph.initializer if i.name == "output_scale")
+        self.assertLessEqual(result["max_abs_error"], 2 * float(step) * 1.0001)
 
     def test_dynamic_conv_on_onednn(self):
         # ONNX Runtime's dynamic quantization (ISNet's 119 units): u8 weights with a zero point,

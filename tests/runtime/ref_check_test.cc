@@ -1,9 +1,11 @@
-// Tolerances of --check: relative to magnitude for floats, exact for integers, NaN only matches NaN.
+// Tolerances of --check: relative to magnitude for floats, exact for integers, NaN only matches NaN,
+// quantized values within one step per requantization.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "runtime/ref_check.h"
+#include "support/graph_builder.h"
 
 using namespace tessera;
 
@@ -57,4 +59,41 @@ TEST_CASE("compare_tensors: f16 and bf16 tensors are compared at their format's 
   CHECK_FALSE(compare_tensors(half(DType::bf16, {0.75f}), half(DType::bf16, {0.5f})).ok);
   CHECK(relative_l2_error(half(DType::f16, {1.0f, 2.0f}), half(DType::f16, {1.0f, 2.0f})) == 0.0);
   CHECK(relative_l2_error(half(DType::f16, {0.0f, 2.0f}), half(DType::f16, {1.0f, 2.0f})) == Approx(1.0 / std::sqrt(5.0)));
+}
+
+TEST_CASE("quantization_steps: one step per requantization a value went through") {
+  // Q(x) -> DQ -> Relu -> Q -> DQ -> Relu -> Q -> DQ (three quantizers on the path), and a second
+  // branch DQ of the first quantizer alone.
+  tessera::testing::GraphBuilder b;
+  const ValueId x = b.input("x", {4});
+  const ValueId s = b.constant<float>("s", DType::f32, {}, {0.5f});
+  const ValueId z = b.constant<uint8_t>("z", DType::u8, {}, {128});
+  auto quant = [&](const std::string& name, ValueId in) {
+    const ValueId q = b.op("QuantizeLinear", name, {in, s, z}, {4});
+    b.g.value(q).type.dtype = DType::u8;
+    return q;
+  };
+  const ValueId q1 = quant("q1", x);
+  const ValueId d1 = b.op("DequantizeLinear", "d1", {q1, s, z}, {4});
+  const ValueId q2 = quant("q2", b.op("Relu", "r1", {d1}, {4}));
+  const ValueId d2 = b.op("DequantizeLinear", "d2", {q2, s, z}, {4});
+  const ValueId q3 = quant("q3", b.op("Relu", "r2", {d2}, {4}));
+  const ValueId d3 = b.op("DequantizeLinear", "d3", {q3, s, z}, {4});
+  const ValueId side = b.op("DequantizeLinear", "side", {q1, s, z}, {4});
+  const std::vector<double> steps = quantization_steps(b.g);
+  auto at = [&](ValueId v) { return steps[static_cast<size_t>(v)]; };
+  CHECK(at(q1) == 1.0);    // the input's own quantization: one step
+  CHECK(at(side) == 0.5);
+  CHECK(at(q2) == 1.0);    // one group
+  CHECK(at(d2) == 0.5);
+  CHECK(at(q3) == 2.0);    // two requantizations: two steps
+  CHECK(at(d3) == 1.0);
+  CHECK(at(b.g.nodes[2].outputs[0]) == 0.0);   // r1: not a quantized value
+
+  // The tolerance holds a value to that many steps, no more.
+  HostTensor r = HostTensor::of<float>(DType::f32, {2}, {1.0f, 2.0f});
+  Tolerance two_steps;
+  two_steps.step = at(d3);
+  CHECK(compare_tensors(HostTensor::of<float>(DType::f32, {2}, {2.0f, 2.0f}), r, two_steps).ok);
+  CHECK_FALSE(compare_tensors(HostTensor::of<float>(DType::f32, {2}, {2.5f, 2.0f}), r, two_steps).ok);
 }

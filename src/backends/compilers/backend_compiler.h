@@ -22,7 +22,11 @@
 //   CompiledFunction must not run on two threads at once (compile one per thread instead).
 // - Weights arrive as inputs on every run. A backend that wants them in another layout (oneDNN's
 //   blocked weights) may reorder them on a run and cache the result keyed by the input pointer;
-//   callers that change weight *contents* behind the same pointer must recompile.
+//   callers that change weight *contents* behind the same pointer must recompile, or say so at
+//   compile time: an input marked varying (BoundaryLayouts::varying_inputs; codegen marks a
+//   parameter that some call site feeds with a value computed from the model's inputs) is read
+//   anew on every run, nothing derived from it kept (onednn reorders it again, xnnpack makes its
+//   runtime anew).
 // - Boundary layouts (boundary_layout.h): compile(fn, layouts) asks for the function's 4-D
 //   activations in another memory order at its boundary (NHWC); the run's buffers then hold that
 //   order, while the views keep the logical NCHW types. Only a backend whose native_layout() is

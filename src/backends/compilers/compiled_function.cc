@@ -1,4 +1,5 @@
 // CompiledFunction's signature check (see tessera/backend_compiler.h).
+#include <algorithm>
 #include <string>
 
 #include "backends/compilers/backend_compiler.h"
@@ -51,15 +52,18 @@ std::unique_ptr<CompiledFunction> BackendCompiler::compile(const Graph& fn, cons
   };
   check(full.inputs, fn.inputs);
   check(full.outputs, fn.outputs);
+  // Varying inputs reach compile_impl(fn, layouts) even when every layout is plain; a backend that
+  // keeps nothing between runs ignores them (the default compile_impl below).
+  const bool plain_only = full.all_plain() && std::none_of(full.varying_inputs.begin(), full.varying_inputs.end(), [](bool b) { return b; });
   if (widens_half() && has_half_values(fn)) {   // half_widening.h
     const Graph wide = widen_function(fn);
-    std::unique_ptr<CompiledFunction> inner = full.all_plain() ? compile_impl(wide) : compile_impl(wide, full);
+    std::unique_ptr<CompiledFunction> inner = plain_only ? compile_impl(wide) : compile_impl(wide, full);
     inner->layouts_ = full;
     std::unique_ptr<CompiledFunction> out = make_widened_function(fn, std::move(inner));
     out->layouts_ = std::move(full);
     return out;
   }
-  std::unique_ptr<CompiledFunction> out = full.all_plain() ? compile_impl(fn) : compile_impl(fn, full);
+  std::unique_ptr<CompiledFunction> out = plain_only ? compile_impl(fn) : compile_impl(fn, full);
   out->layouts_ = std::move(full);
   return out;
 }

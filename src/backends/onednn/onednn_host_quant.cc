@@ -51,6 +51,18 @@ void add_term(int32_t* acc, const int32_t* sums, float* to_f32, int64_t rows, in
 
 namespace {
 
+template <typename Q>
+void dequantize_axis_typed(const Q* q, const int32_t* zero_point, const float* scale, float* y, int64_t outer, int64_t axis,
+                           int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < axis; ++c) {
+      const int64_t base = (o * axis + c) * inner;
+      const int32_t z = zero_point[c];
+      const float s = scale[c];
+      for (int64_t i = 0; i < inner; ++i) y[base + i] = static_cast<float>(static_cast<int32_t>(q[base + i]) - z) * s;
+    }
+}
+
 template <typename A, typename B, typename Y>
 void quantized_add_typed(const A* a, HostQuant aq, const B* b, HostQuant bq, Y* y, HostQuant yq, float lo, float hi, int64_t n) {
   const float qmin = std::is_signed_v<Y> ? -128.0f : 0.0f, qmax = std::is_signed_v<Y> ? 127.0f : 255.0f;
@@ -78,6 +90,12 @@ void quantized_add_from(const A* a, HostQuant aq, const void* b, HostQuant bq, v
 }
 
 }  // namespace
+
+void dequantize_axis(const void* q, bool is_signed, const int32_t* zero_point, const float* scale, float* y, int64_t outer,
+                     int64_t axis, int64_t inner) {
+  if (is_signed) dequantize_axis_typed(static_cast<const int8_t*>(q), zero_point, scale, y, outer, axis, inner);
+  else dequantize_axis_typed(static_cast<const uint8_t*>(q), zero_point, scale, y, outer, axis, inner);
+}
 
 void quantized_add(const void* a, HostQuant aq, const void* b, HostQuant bq, void* y, HostQuant yq, float lo, float hi, int64_t n) {
   if (aq.is_signed) quantized_add_from(static_cast<const int8_t*>(a), aq, b, bq, y, yq, lo, hi, n);

@@ -9,6 +9,9 @@
 //   add_term           ConvInteger / MatMulInteger's weight zero point term (onednn_integer.cc):
 //                      acc[p][j] + c * sums[p][j / per_group] in int32, in place or written as f32
 //                      (the Cast that follows, rounded to nearest even like ref's).
+//   dequantize_axis    DequantizeLinear per axis with zero points (a u8 weight quantized per
+//                      channel, zero point 128): y = (q - z[c]) * s[c], the integer difference exact
+//                      and one f32 rounding, as ref's; oneDNN 2.x's reorder takes one zero point.
 //   quantized_add      QDQ residual sum (onednn_qdq.h, QAddMatch): y = Q(clip((a - za) sa + (b - zb) sb)),
 //                      each step in f32 as ref's DequantizeLinear, Add, Relu/Clip, QuantizeLinear.
 //
@@ -29,6 +32,11 @@ void dynamic_quantize(const float* x, int64_t n, uint8_t* q, float* scale, uint8
 // For p < rows, j < cols: v = acc[p * cols + j] + c * sums[p * groups + j / (cols / groups)];
 // written to to_f32 when given, else back into acc.
 void add_term(int32_t* acc, const int32_t* sums, float* to_f32, int64_t rows, int64_t cols, int64_t groups, int32_t c);
+
+// y[(o * axis + c) * inner + i] = (q[...] - zero_point[c]) * scale[c] for o < outer, c < axis,
+// i < inner; q is s8 (is_signed), else u8; plain (dense, row-major) on both sides.
+void dequantize_axis(const void* q, bool is_signed, const int32_t* zero_point, const float* scale, float* y, int64_t outer,
+                     int64_t axis, int64_t inner);
 
 // An 8-bit tensor's quantization for quantized_add: its data is signed (s8) or not (u8).
 struct HostQuant {

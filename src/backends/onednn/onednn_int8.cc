@@ -92,14 +92,19 @@ void OnednnProgram::build_int8(size_t n, const Int8Match& m) {
   attr.set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
   if (m.xq.zero_point[0] != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {m.xq.zero_point[0]});
   if (m.yq.zero_point[0] != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {m.yq.zero_point[0]});
+  dnnl::post_ops po;
   if (m.clip) {
     // The post-op sees real values divided by the output scale.
-    dnnl::post_ops po;
     const float lo = m.clip->first / ys_, hi = m.clip->second / ys_;
     if (lo == 0.0f && std::isinf(hi)) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
     else po.append_eltwise(1.0f, algorithm::eltwise_clip, std::max(lo, -FLT_MAX), std::min(hi, FLT_MAX));
-    attr.set_post_ops(po);
   }
+  // Round (half to even) before the destination zero point is added: oneDNN adds it to the f32
+  // value and rounds the sum, where a value just above a half (23.500008 + 119) lands on the
+  // half in f32 and rounds to even, one step below ONNX's round(v) + zero point (ONNX Runtime's
+  // requantization, and the spec's QuantizeLinear). Rounded first, the sum is an exact integer.
+  if (m.yq.zero_point[0] != 0) po.append_eltwise(1.0f, algorithm::eltwise_round, 0.0f, 0.0f);
+  if (po.len() > 0) attr.set_post_ops(po);
 
   const bool has_bias = !m.bias_acc.empty() || m.bias != kNoValue;
   const memory::desc bias_md = conv ? plain_md({channels}) : plain_md({1, channels});
@@ -210,9 +215,27 @@ void OnednnProgram::build_quantize(size_t n) {
   const auto q = node_quant(fn_, node, dequantize);
   if (!q) unsupported(node, "scale and zero point must be constants, per tensor");
   const bool per_axis = q->scale.size() > 1;
-  if (per_axis && std::any_of(q->zero_point.begin(), q->zero_point.end(), [](int32_t z) { return z != 0; }))
-    unsupported(node, "zero points per axis");
   const ValueId x = node.inputs[0], y = node.outputs[0];
+  if (per_axis && std::any_of(q->zero_point.begin(), q->zero_point.end(), [](int32_t z) { return z != 0; })) {
+    // oneDNN 2.x's reorder takes one zero point: a host pass with ref's arithmetic (u8 weights
+    // quantized per channel around 128), on plain memory.
+    const DType xt = fn_.value(x).type.dtype;
+    if (!dequantize || (xt != DType::u8 && xt != DType::i8)) unsupported(node, "zero points per axis");
+    const Shape& shape = fn_.value(x).type.shape;
+    int64_t axis = attr_int(node.attrs, "axis", 1);
+    if (axis < 0) axis += static_cast<int64_t>(shape.size());
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t len = shape[static_cast<size_t>(axis)];
+    const memory src = plain_mem(x);
+    const memory dst = dst_mem(y, plain_md(dims_of(y)));
+    steps_.push_back({{}, {}, [src, dst, q = *q, signed_ = xt == DType::i8, outer, len, inner] {
+                        dequantize_axis(src.get_data_handle(), signed_, q.zero_point.data(), q.scale.data(),
+                                        static_cast<float*>(dst.get_data_handle()), outer, len, inner);
+                      }, "host:dequantize_axis"});
+    return;
+  }
   memory src;
   const memory::desc dst_md = elementwise_dst(x, dnnl_type(fn_.value(y).type.dtype), src);
   const float s = q->scale[0];

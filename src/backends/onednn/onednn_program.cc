@@ -54,9 +54,10 @@ class OneThreadIf {
 
 OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision precision, const BoundaryLayouts& layouts)
     : fn_(fn), precision_(precision), engine_(engine), stream_(engine_), frame_(fn), consumers_(fn.consumers()), mem_(fn.values.size()), plain_of_(fn.values.size()), converted_(fn.values.size()),
-      layout_(fn.values.size(), Layout::plain), alias_of_(fn.values.size(), kNoValue),
+      layout_(fn.values.size(), Layout::plain), varying_(fn.values.size(), 0), alias_of_(fn.values.size(), kNoValue),
       absorbed_(fn.nodes.size(), 0) {
   for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
+  for (size_t i = 0; i < fn.inputs.size(); ++i) varying_[static_cast<size_t>(fn.inputs[i])] = layouts.varies(i) ? 1 : 0;
   for (size_t i = 0; i < layouts.outputs.size() && i < fn.outputs.size(); ++i) {
     Layout& l = layout_[static_cast<size_t>(fn.outputs[i])];
     if (l != Layout::plain && layouts.outputs[i] != l)   // an input returned as an output in another order
@@ -355,7 +356,7 @@ void OnednnProgram::run_steps(std::span<const ConstTensorView> inputs, std::span
   for (auto& [m, v] : bindings_) m.set_data_handle(const_cast<void*>(frame_.cview(v).data));
   for (CachedReorder& c : cached_) {
     const void* src = frame_.cview(c.value).data;
-    if (c.done_for == src) continue;
+    if (c.done_for == src && !varying_[static_cast<size_t>(c.value)]) continue;   // same weights: reordered already
     if (!fn_.value(c.value).is_constant()) c.from.set_data_handle(const_cast<void*>(src));
     c.prim.execute(stream_, c.from, c.to);
     c.done_for = src;

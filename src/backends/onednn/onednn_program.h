@@ -271,6 +271,7 @@ class OnednnProgram {
   std::vector<std::optional<memory>> plain_of_;           // by ValueId: its plain copy, when mem_ is not plain
   std::vector<std::vector<memory>> converted_;            // by ValueId: its copies in other layouts (as_layout)
   std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)
+  std::vector<char> varying_;                             // by ValueId: an input whose contents change between runs
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
   std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node

@@ -161,7 +161,8 @@ class SpecReader {
     }
   }
 
-  // "dtypes": a list of dtype names for every op, or an object op -> list with "*" for the rest.
+  // "dtypes": a list of dtype names for every op, or an object op -> list with "*" for the rest,
+  // where "Op[i]" keys give input i of Op a list of its own.
   void read_dtypes(const json& j, BackendSpec& spec) const {
     if (!j.contains("dtypes")) return;
     const json& d = j["dtypes"];
@@ -175,8 +176,16 @@ class SpecReader {
     if (!d.contains("*")) fail("dtypes", "missing \"*\": the dtypes of the ops without a list of their own");
     for (const auto& [op, list] : d.items()) {
       const std::string field = "dtypes." + op;
-      if (op == "*") spec.dtypes.default_dtypes = dtype_list(list, field);
-      else {
+      if (op == "*") {
+        spec.dtypes.default_dtypes = dtype_list(list, field);
+      } else if (const size_t open = op.find('['); open != std::string::npos) {   // "Op[i]": operand i of Op
+        const std::string base = op.substr(0, open), index = op.substr(open + 1, op.size() >= open + 2 ? op.size() - open - 2 : 0);
+        if (op.back() != ']' || index.empty() || index.size() > 3 ||
+            !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          fail(field, "expected an op name or Op[i] (input i of Op, such as \"QLinearConv[3]\")");
+        check_op(base, field);
+        spec.dtypes.per_input[base][static_cast<size_t>(std::stoi(index))] = dtype_list(list, field);
+      } else {
         check_op(op, field);
         spec.dtypes.per_op[op] = dtype_list(list, field);
       }

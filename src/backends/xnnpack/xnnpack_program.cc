@@ -9,8 +9,10 @@
 namespace tessera::xnnpack {
 
 XnnpackProgram::XnnpackProgram(const Graph& fn, const BoundaryLayouts& layouts)
-    : fn_(fn), frame_(fn), layout_(fn.values.size(), Layout::plain), consumers_(fn.consumers()), absorbed_(fn.nodes.size(), 0) {
+    : fn_(fn), frame_(fn), layout_(fn.values.size(), Layout::plain), varying_(fn.values.size(), 0), consumers_(fn.consumers()),
+      absorbed_(fn.nodes.size(), 0) {
   for (size_t i = 0; i < layouts.inputs.size() && i < fn.inputs.size(); ++i) layout_[static_cast<size_t>(fn.inputs[i])] = layouts.inputs[i];
+  for (size_t i = 0; i < fn.inputs.size(); ++i) varying_[static_cast<size_t>(fn.inputs[i])] = layouts.varies(i) ? 1 : 0;
   for (size_t i = 0; i < layouts.outputs.size() && i < fn.outputs.size(); ++i) {
     Layout& l = layout_[static_cast<size_t>(fn.outputs[i])];
     if (l != Layout::plain && layouts.outputs[i] != l)
@@ -23,6 +25,11 @@ XnnpackProgram::XnnpackProgram(const Graph& fn, const BoundaryLayouts& layouts)
     else if (v.type.numel() == 0 && !v.is_constant())   // XNNPACK asserts on null buffers of empty tensors
       throw KernelUnsupported("xnnpack: value '" + v.name + "' is empty (" + to_string(v.type) + ")");
   build();
+  // XNNPACK packs static tensors (weights) when the runtime is made: one made from an input whose
+  // contents change between runs (a MatMul's second operand computed from the model's inputs)
+  // makes the runtime anew on every run.
+  for (const TensorDef& d : defs_)
+    for (ValueId v : d.sources) varying_weights_ = varying_weights_ || varying_[static_cast<size_t>(v)];
   instantiate(static_sources(), nullptr);   // validation: XNNPACK accepts every node (zero weights)
 }
 

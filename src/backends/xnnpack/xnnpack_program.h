@@ -149,6 +149,8 @@ class XnnpackProgram {
   const Graph& fn_;
   FunctionFrame frame_;
   std::vector<Layout> layout_;   // by ValueId: boundary layout (plain for everything else)
+  std::vector<char> varying_;    // by ValueId: an input whose contents change between runs
+  bool varying_weights_ = false;   // a static tensor is made from such an input: rebuilt every run
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<char> absorbed_;                          // by node: fused into an earlier node
   std::vector<TensorDef> defs_;

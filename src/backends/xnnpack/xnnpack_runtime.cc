@@ -44,10 +44,23 @@ void XnnpackProgram::instantiate(const std::vector<const float*>& sources, pthre
     const void* ptr = nullptr;
     if (!d.sources.empty()) {
       std::vector<float>& buf = data.emplace_back(d.static_elems + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
-      const float* const* src = sources.data() + s;
+      std::vector<const float*> src(sources.begin() + static_cast<std::ptrdiff_t>(s),
+                                    sources.begin() + static_cast<std::ptrdiff_t>(s + d.sources.size()));
       s += d.sources.size();
-      if (std::all_of(src, src + d.sources.size(), [](const float* p) { return p != nullptr; }))
-        d.fill(src, buf.data());   // else: validation at compile time, zero weights
+      // A weight computed in main (a DequantizeLinear of int8 weights) is a parameter that travels
+      // in the boundary layout: its filter arrives [O, KH, KW, I], and the fills read ONNX's order.
+      std::vector<std::vector<float>> plain;
+      for (size_t k = 0; k < src.size(); ++k) {
+        const ValueId v = d.sources[k];
+        const Shape& sh = shape(v);
+        if (!src[k] || layout_[static_cast<size_t>(v)] != Layout::nhwc || sh.size() != 4) continue;
+        std::vector<float>& p = plain.emplace_back(static_cast<size_t>(fn_.value(v).type.numel()));
+        nhwc_to_nchw(src[k], p.data(), {static_cast<size_t>(sh[0]), static_cast<size_t>(sh[1]), static_cast<size_t>(sh[2]),
+                                        static_cast<size_t>(sh[3])});
+        src[k] = p.data();
+      }
+      if (std::all_of(src.begin(), src.end(), [](const float* p) { return p != nullptr; }))
+        d.fill(src.data(), buf.data());   // else: validation at compile time, zero weights
       ptr = buf.data();
     }
     if (xnn_define_tensor_value(subgraph.get(), xnn_datatype_fp32, d.dims.size(), d.dims.data(), ptr, d.external_id,
@@ -76,7 +89,7 @@ void XnnpackProgram::run(std::span<const ConstTensorView> inputs, std::span<cons
   frame_.bind(inputs, outputs);
   const std::vector<const float*> sources = static_sources();
   const pthreadpool_t pool = threadpool();
-  if (!runtime_ || sources != built_for_ || pool != built_pool_) instantiate(sources, pool);
+  if (!runtime_ || varying_weights_ || sources != built_for_ || pool != built_pool_) instantiate(sources, pool);
 
   std::vector<std::pair<uint32_t, void*>> external;
   for (InputSlot& in : inputs_) {
