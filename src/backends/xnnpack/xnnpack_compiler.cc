@@ -12,7 +12,7 @@ class XnnpackCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "xnnpack"; }
   // Debian's libxnnpack0 has no version call: the snapshot is named by its package version.
-  std::string version() const override { return "tessera-xnnpack 2; XNNPACK 0.0~git20220216.ae108ef"; }
+  std::string version() const override { return "tessera-xnnpack 3; XNNPACK 0.0~git20220216.ae108ef"; }
 
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override { return compile_impl(fn, BoundaryLayouts{}); }
