@@ -46,12 +46,7 @@ const std::vector<HostTensor>& PlanErrorCheck::values() const { return data_->va
 
 // One compute thread, so that the number in the plan does not depend on the machine's thread count.
 double PlanErrorCheck::error(const Plan& plan) const {
-  const int threads = compute_threads();
-  set_compute_threads(1);
-  struct Restore {
-    int threads;
-    ~Restore() { set_compute_threads(threads); }
-  } restore{threads};
+  const ScopedComputeThreads one_thread(1);
   ExecutorOptions options;
   options.seed = seed_;
   Executor executor(graph_, plan, options);

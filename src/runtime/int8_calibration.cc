@@ -91,12 +91,7 @@ double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
     std::vector<TensorView> out_views;
     for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
     for (HostTensor& h : out) out_views.push_back(h.view());
-    const int threads = compute_threads();
-    set_compute_threads(1);
-    struct Restore {
-      int threads;
-      ~Restore() { set_compute_threads(threads); }
-    } restore{threads};
+    const ScopedComputeThreads one_thread(1);
     make_backend_compiler(c.backend)->compile(fn)->run(in, out_views);
     worst = 0.0;
     for (size_t i = 0; i < out.size(); ++i)

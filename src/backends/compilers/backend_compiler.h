@@ -154,4 +154,16 @@ std::vector<std::string> backend_compiler_names();
 void set_compute_threads(int threads);
 int compute_threads();
 
+// set_compute_threads(threads) for a scope; the count before it comes back when the scope ends.
+class ScopedComputeThreads {
+ public:
+  explicit ScopedComputeThreads(int threads) : before_(compute_threads()) { set_compute_threads(threads); }
+  ~ScopedComputeThreads() { set_compute_threads(before_); }
+  ScopedComputeThreads(const ScopedComputeThreads&) = delete;
+  ScopedComputeThreads& operator=(const ScopedComputeThreads&) = delete;
+
+ private:
+  int before_;
+};
+
 }  // namespace tessera
