@@ -1,4 +1,4 @@
-// What a newcomer meets in the first hour (issue 19), each checked through the CLI as a user runs
+// What a newcomer meets in the first hour, each checked through the CLI as a user runs
 // it: usage errors that are errors, one option name per concept, quiet warnings, "wrote" lines,
 // costs in milliseconds, plurals, titles, and docs that match the output and stay in the clone.
 // The roofline profile that fits this machine has its own test (host_profile_cli_test.cc).
