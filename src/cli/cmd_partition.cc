@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/accuracy_options.h"
@@ -17,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/model_options.h"
+#include "cli/shape_range_options.h"
 #include "cli/steering_options.h"
 #include "search/explain.h"
 #include "search/why_not.h"
@@ -57,6 +59,7 @@ struct PartitionArgs {
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
   SteeringOptions steering;
+  ShapeRangeOptions shape_ranges;
 };
 
 // The --emit hook: writes everything under DIR that docs/design.md lists (src/emit/emit_pipeline.h):
@@ -102,7 +105,18 @@ void run_partition(const PartitionArgs& a) {
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(split_backend_list(a.backends), a.search), a.specs);
   const std::string cost = a.cost.empty() ? default_cost_spec(backends) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(a.compute_threads, a.cache));
-  Graph graph = a.model.load();
+  // With shape ranges, one graph per bucket; the primary one (opt) is what --emit, --explain and
+  // --why show.
+  std::optional<ShapeBuckets> buckets;
+  if (a.shape_ranges.given()) buckets = a.shape_ranges.buckets();
+  std::vector<Graph> graphs;
+  for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b) {
+    ModelOptions mo = a.model;
+    if (buckets) mo.input_shapes = ShapeRangeOptions::bucket_input_shapes(*buckets, b, a.model.input_shapes);
+    graphs.push_back(mo.load());
+  }
+  const size_t primary = buckets ? buckets->primary : 0;
+  const Graph& graph = graphs[primary];
   // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
@@ -124,13 +138,22 @@ void run_partition(const PartitionArgs& a) {
   // Measured costs: tune's pipeline, end to end (the verdicts tune left in the database are reused).
   std::vector<WhyQuery> why;   // checked before anything is measured
   for (const std::string& w : a.steering.why) why.push_back(parse_why(w, graph, backends));
-  TunedPlan tuned = tune_graph(graph, backends, *model, db.get(), options);
-  print_tune_record(tuned, a.compute_threads);
+  std::vector<TunedPlan> all;
+  for (const Graph& g : graphs) {
+    all.push_back(tune_graph(g, backends, *model, db.get(), options));
+    print_tune_record(all.back(), a.compute_threads);
+  }
+  const TunedPlan& tuned = all[primary];
   model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
-  if (!a.plan_path.empty()) {
+  if (!a.plan_path.empty() && buckets) {
+    std::vector<TunedBucket> tb;
+    for (size_t b = 0; b < all.size(); ++b) tb.push_back({buckets->buckets[b], &all[b].plan, &graphs[b]});
+    write_plan_set_file(a.plan_path, buckets->ranges, tb, primary);
+    note_written(a.plan_path);
+  } else if (!a.plan_path.empty()) {
     write_plan_file(a.plan_path, tuned.plan, graph, json);
     note_written(a.plan_path);
   }
@@ -173,6 +196,7 @@ void add_partition_command(CLI::App& app) {
   args->accuracy.add_to(*cmd);
   args->steering.add_to(*cmd);
   args->steering.add_why_to(*cmd);
+  args->shape_ranges.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
   cmd->callback([args] { run_partition(*args); });
 }

@@ -1,0 +1,29 @@
+// The shape-range options of partition, tune and bench (include/tessera/shape_range.h):
+// --shape-range NAME=MIN:OPT:MAX and --shapes NAME=S1,S2,..., each repeatable. With either, the
+// command tunes one plan per bucket and writes them as one plan file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/shape_range.h"
+
+namespace tessera::cli {
+
+struct ShapeRangeOptions {
+  std::vector<std::string> ranges;   // NAME=MIN:OPT:MAX
+  std::vector<std::string> shapes;   // NAME=S1,S2,...
+
+  void add_to(CLI::App& cmd);
+  bool given() const { return !ranges.empty() || !shapes.empty(); }
+  // The buckets (UserError naming the flag when malformed).
+  ShapeBuckets buckets() const;
+  // The --input-shape list of bucket b: `input_shapes` (NAME=DxD...) with the ranged inputs set to
+  // the bucket's shapes; an --input-shape for a ranged input is a usage error.
+  static std::vector<std::string> bucket_input_shapes(const ShapeBuckets& buckets, size_t b,
+                                                      const std::vector<std::string>& input_shapes);
+};
+
+}  // namespace tessera::cli
