@@ -4,9 +4,10 @@
 - bert_dynamic.onnx: a BERT-style encoder (the bundled bert_encoder's layers, written with
   x.shape so that torch exports Shape/Gather chains) with input hidden states [batch, seq, hidden]
   and dynamic_axes {0: batch, 1: seq}.
-- resnet18_dynamic.onnx: torchvision's ResNet-18 with a dynamic batch axis.
+- resnet18_dynamic.onnx: torchvision's ResNet-18 with a dynamic batch axis, its images
+  --image-size square (default 224).
 
-Usage: scripts/export_dynamic.py OUT_DIR [--hidden H] [--layers L] [--only bert|cnn]
+Usage: scripts/export_dynamic.py OUT_DIR [--hidden H] [--layers L] [--image-size S] [--only bert|cnn]
 Weights are seeded (torch.manual_seed(0)) and stored inside the .onnx file.
 """
 import argparse
@@ -76,6 +77,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--image-size", type=int, default=224)
     p.add_argument("--only", choices=["bert", "cnn"])
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -87,7 +89,7 @@ def main():
         import torchvision
         torch.manual_seed(0)
         cnn = torchvision.models.resnet18(weights=None)
-        export(cnn, torch.randn(2, 3, 224, 224), {0: "batch"}, os.path.join(a.out, "resnet18_dynamic.onnx"))
+        export(cnn, torch.randn(2, 3, a.image_size, a.image_size), {0: "batch"}, os.path.join(a.out, "resnet18_dynamic.onnx"))
 
 
 if __name__ == "__main__":

@@ -463,7 +463,8 @@ void tune_model(const TuneInputs& in, size_t first, size_t last, const std::stri
   }
   const Plan& plan = tuned[primary].plan;
   const double ms = plan_ms(plan);
-  report.models.push_back({in.model_path(first), plan_path, plan.partitions.size(), reqs.distinct_keys(model, first, last), ms});
+  report.models.push_back({in.model_path(first), plan_path, plan.partitions.size(), reqs.distinct_keys(model, first, last), ms,
+                           last - first, tune_s});
   print_plan_summary(plan, ms, measured, report);
   for (size_t g = first; g < last; ++g) {
     if (in.why[g].empty()) continue;
