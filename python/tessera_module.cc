@@ -175,7 +175,9 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
                  const std::string& search, const std::vector<std::string>& specs,
                  const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
                  double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering,
-                 const py::object& why_arg, const std::optional<ShapeBuckets>& buckets) {
+                 const py::object& why_arg, const std::optional<ShapeBuckets>& buckets, const std::string& bucket_tune) {
+  if (bucket_tune != "anchors" && bucket_tune != "all")
+    throw UserError("bucket_tune", bucket_tune, "expected \"anchors\" or \"all\"");
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
@@ -207,11 +209,12 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   for (const std::string& w : why_texts) why.push_back(parse_why(w, model.graph(), backends));
   if (buckets) {
     std::vector<Model> bound;
-    std::vector<TunedPlan> all;
-    for (size_t b = 0; b < buckets->buckets.size(); ++b) {
+    std::vector<const Graph*> graphs;
+    for (size_t b = 0; b < buckets->buckets.size(); ++b)
       bound.push_back(model.with_input_shapes({buckets->buckets[b].begin(), buckets->buckets[b].end()}));
-      all.push_back(tune_graph(bound.back().graph(), backends, *cost_model, db.get(), options));
-    }
+    for (const Model& m : bound) graphs.push_back(&m.graph());
+    const std::vector<TunedPlan> all =
+        tune_buckets(graphs, *buckets, backends, *cost_model, db.get(), options, bucket_tune == "anchors").plans;
     std::vector<TunedBucket> tb;
     for (size_t b = 0; b < all.size(); ++b) tb.push_back({buckets->buckets[b], &all[b].plan, &bound[b].graph()});
     return plan_from_text(plan_set_to_json_text(buckets->ranges, tb, buckets->primary), model.path());
@@ -471,30 +474,33 @@ PYBIND11_MODULE(tessera, m) {
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
            bool coalesce, bool verify, double max_rel_error, const py::object& calibration, const py::object& pin,
-           const py::object& forbid, const py::object& why, const py::object& shape_ranges, const py::object& shapes) {
+           const py::object& forbid, const py::object& why, const py::object& shape_ranges, const py::object& shapes,
+           const std::string& bucket_tune) {
           return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes));
+                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
         py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
         py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
-        py::arg("why") = py::list(), py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none());
+        py::arg("why") = py::list(), py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
+        py::arg("bucket_tune") = "anchors");
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
            const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
            const py::object& calibration, const py::object& pin, const py::object& forbid, const py::object& why,
-           const py::object& shape_ranges, const py::object& shapes) {
+           const py::object& shape_ranges, const py::object& shapes, const std::string& bucket_tune) {
           return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes));
+                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
         py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
         py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("why") = py::list(),
-        py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none());
+        py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
+        py::arg("bucket_tune") = "anchors");
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback,

@@ -3,14 +3,16 @@
 Runtime (docs/benchmarks.md, "Shape ranges").
 
   scripts/bench_shape_ranges.py [--build DIR] [--out DIR] [--backends L] [--only bert|cnn]
-                                [--points "16 48 ..."] [--rounds R] [--threads T] [--fresh]
+                                [--rounds R] [--threads T] [--image-size S] [--fresh]
+                                [--bucket-tune anchors|all] [--no-tune-curve]
 
 Per model (scripts/export_dynamic.py: a BERT-style encoder with dynamic batch and sequence axes,
 hidden 256; ResNet-18 with a dynamic batch axis, at --image-size):
   1. `tessera tune --shape-range` over the range (BERT: sequence 16..512, opt 128; CNN: batch
-     1..16, opt 1) on a cost database of its own, timed; then the same for the range cut to its
-     first 1, 2, 4, ... buckets, each on a fresh database: the tune time against the number of
-     buckets.
+     1..16, opt 1) with --bucket-tune (default anchors), on a cost database of its own, timed;
+     and (unless --no-tune-curve) the tune time against the number of buckets over the same
+     range, in both --bucket-tune modes: the anchors alone, the range's buckets, and those plus
+     extra points between, each on a fresh database.
   2. `tessera tune` at exactly each point (8 sequence lengths spread over the range; batches 1, 3,
      8, 16) on another database.
   3. Per point: `tessera run --plan RANGE --input-shape ... --check` (outputs against ref), then
@@ -54,6 +56,9 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--image-size", type=int, default=112)
     p.add_argument("--fresh", action="store_true")
+    p.add_argument("--bucket-tune", choices=["anchors", "all"], default="anchors")
+    p.add_argument("--no-tune-curve", dest="tune_curve", action="store_false",
+                   help="tune the range in --bucket-tune's mode only (not both modes, three bucket counts)")
     a = p.parse_args()
     tessera = os.path.join(a.build, "tessera")
     os.makedirs(a.out, exist_ok=True)
@@ -64,11 +69,12 @@ def main():
     s = a.image_size
     models = {
         "bert": dict(file="bert_dynamic.onnx", export=["--only", "bert"], input="input",
-                     shape=lambda n: (1, n, 256), range=((1, 16, 256), (1, 128, 256), (1, 512, 256)),
-                     points=[16, 48, 100, 128, 200, 300, 400, 512], what="sequence length"),
+                     shape=lambda n: (1, n, 256), range=((1, 16, 256), (1, 128, 256), (1, 512, 256)), axis=1,
+                     points=[16, 48, 100, 128, 200, 300, 400, 512], extras=[24, 48, 96, 192, 384],
+                     what="sequence length"),
         "cnn": dict(file="resnet18_dynamic.onnx", export=["--only", "cnn", "--image-size", str(s)], input="input",
-                    shape=lambda n: (n, 3, s, s), range=((1, 3, s, s), (1, 3, s, s), (16, 3, s, s)),
-                    points=[1, 3, 8, 16], what="batch"),
+                    shape=lambda n: (n, 3, s, s), range=((1, 3, s, s), (1, 3, s, s), (16, 3, s, s)), axis=0,
+                    points=[1, 3, 8, 16], extras=[3, 6, 12], what="batch"),
     }
     results = {}
     for name, m in models.items():
@@ -85,39 +91,47 @@ def main():
                 if f.endswith(".db") and f.startswith(name):
                     os.remove(os.path.join(a.out, f))
 
-        # 1. The range, and its first k buckets, each on a fresh database: tune time against buckets.
-        range_plan = os.path.join(a.out, f"{name}_range.json")
+        # 1. The range, tuned with --bucket-tune (the plan the points below run), then the tune time
+        #    against the number of buckets over the same range: its anchors alone (--shapes MIN,OPT,MAX),
+        #    the range's own buckets, and those plus the extra points; each on a fresh database, in
+        #    both modes (--bucket-tune all searches every bucket, anchors races the anchors' plans at
+        #    the others).
+        sizes = [m["range"][0][m["axis"]], m["range"][1][m["axis"]], m["range"][2][m["axis"]]]
+        anchors = f"{m['input']}=" + ",".join(shape_text(m["shape"](n)) for n in [sizes[1], sizes[0], sizes[2]])
+        extras = f"{m['input']}=" + ",".join(shape_text(m["shape"](n)) for n in m["extras"])
+        variants = [("anchors", ["--shapes", anchors]), ("range", ["--shape-range", f"{m['input']}={rng}"]),
+                    ("range+extras", ["--shape-range", f"{m['input']}={rng}", "--shapes", extras])]
+        range_plan = os.path.join(a.out, f"{name}_range_{a.bucket_tune}.json")
         report = os.path.join(a.out, f"{name}_report.json")
-        t0 = time.time()
-        sh([tessera, "tune", model, *flags, "--shape-range", f"{m['input']}={rng}", "--cache",
-            os.path.join(a.out, f"{name}_range.db"), "--plan", range_plan, "--report", report])
-        wall = time.time() - t0
-        plan = json.load(open(range_plan))
-        buckets = [b["input_shapes"][m["input"]] for b in plan["buckets"]]
-        rep = json.load(open(report))
-        res["tunes"].append({"buckets": len(buckets), "wall_s": wall, "measured": sum(rep["measured_per_rank"]),
-                             "distinct": rep["distinct"], "plans": 1 + len(plan["bucket_plans"])})
-        for k in range(1, len(buckets)):
-            if k & (k - 1):   # 1, 2, 4, ...
-                continue
-            db = os.path.join(a.out, f"{name}_first{k}.db")
-            if os.path.exists(db):
-                os.remove(db)
-            shapes = ",".join(shape_text(b) for b in buckets[:k])
-            t0 = time.time()
-            sh([tessera, "tune", model, *flags, "--shapes", f"{m['input']}={shapes}", "--cache", db, "--plan",
-                os.path.join(a.out, f"{name}_first{k}.json"), "--report", report])
-            rep = json.load(open(report))
-            res["tunes"].append({"buckets": k, "wall_s": time.time() - t0, "measured": sum(rep["measured_per_rank"]),
-                                 "distinct": rep["distinct"]})
+        for mode in [a.bucket_tune] + [x for x in ("all", "anchors") if x != a.bucket_tune]:
+            for label, bucket_flags in variants:
+                if mode != a.bucket_tune and not a.tune_curve:
+                    continue
+                db = os.path.join(a.out, f"{name}_{label}_{mode}.db")
+                plan_path = os.path.join(a.out, f"{name}_{label}_{mode}.json")
+                if os.path.exists(db):
+                    os.remove(db)
+                t0 = time.time()
+                sh([tessera, "tune", model, *flags, *bucket_flags, "--bucket-tune", mode, "--cache", db, "--plan", plan_path,
+                    "--report", report])
+                plan = json.load(open(plan_path))
+                rep = json.load(open(report))
+                res["tunes"].append({"mode": mode, "buckets": len(plan["buckets"]), "wall_s": time.time() - t0,
+                                     "measured": sum(rep["measured_per_rank"]), "distinct": rep["distinct"],
+                                     "plans": 1 + len(plan["bucket_plans"]), "what": label,
+                                     "bucket_tune_s": rep["models"][0]["bucket_tune_s"]})
+                print(json.dumps(res["tunes"][-1]), flush=True)
+                if label == "range" and mode == a.bucket_tune:
+                    shutil.copy(plan_path, range_plan)
 
         # 2. Plans tuned at exactly each point; 3. the paired race and ONNX Runtime.
         for n in m["points"]:
             shape = f"{m['input']}={shape_text(m['shape'](n))}"
             exact = os.path.join(a.out, f"{name}_exact_{n}.json")
             t0 = time.time()
-            sh([tessera, "tune", model, *flags, "--input-shape", shape, "--cache", os.path.join(a.out, f"{name}_exact.db"),
-                "--plan", exact])
+            if not os.path.exists(exact) or a.fresh:   # kept between invocations (one database for all)
+                sh([tessera, "tune", model, *flags, "--input-shape", shape, "--cache",
+                    os.path.join(a.out, f"{name}_exact.db"), "--plan", exact])
             exact_s = time.time() - t0
             check = json.loads(sh([tessera, "run", model, "--plan", range_plan, "--input-shape", shape, "--check",
                                    "--repeat", "1", "--json", "--threads", str(a.threads)]))
@@ -152,9 +166,11 @@ def main():
                   f"{'ok' if q['ok'] else 'FAILED'} ({q['max_abs_error']:.1e}) | {q['range_ms']:.3f} | {q['exact_ms']:.3f} | "
                   f"{q['range_ms'] / q['exact_ms']:.2f} | {q['tessera_ms']:.3f} | {q['ort_ms']:.3f} | "
                   f"{q['tessera_ms'] / q['ort_ms']:.2f} |")
-        print(f"\n| buckets | tune s | measured | distinct keys |\n|---:|---:|---:|---:|")
-        for t in sorted(res["tunes"], key=lambda t: t["buckets"]):
-            print(f"| {t['buckets']} | {t['wall_s']:.1f} | {t['measured']} | {t['distinct']} |")
+        print(f"\n| --bucket-tune | buckets | plans in the file | tune s | measured | per-bucket s (search or race) |\n"
+              f"|---|---:|---:|---:|---:|---|")
+        for t in sorted(res["tunes"], key=lambda t: (t["mode"], t["buckets"])):
+            print(f"| {t['mode']} | {t['buckets']} | {t['plans']} | {t['wall_s']:.1f} | {t['measured']} | "
+                  f"{' '.join(f'{x:.1f}' for x in t['bucket_tune_s'])} |")
         print(f"\nexact tunes: {sum(q['exact_tune_s'] for q in res['points']):.1f} s for {len(res['points'])} shapes "
               f"(one database)")
 

@@ -234,6 +234,9 @@ nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJson
 
 // Inverse of plan_to_json for the fields above; `file` names the source in error messages.
 Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph);
+// A plan for one shape read for `graph` at other shapes of the same model, as a bucket's plan is
+// read between buckets (above): no binding check, node names the graph lacks dropped.
+Plan plan_at_other_shapes(const nlohmann::json& j, const std::string& file, const Graph& graph);
 Plan read_plan_file(const std::string& path, const Graph& graph);
 // Writes atomically (temporary file + rename), so a failed run never leaves a partial plan.
 void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph,

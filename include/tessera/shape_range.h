@@ -70,6 +70,10 @@ struct ShapeBuckets {
   std::vector<ShapeRange> ranges;
   std::vector<InputShapes> buckets;   // each: the ranged inputs' shapes, in ranges order
   size_t primary = 0;                 // the bucket at every range's opt (else the largest)
+
+  // An anchor: every varying dimension at its range's MIN, OPT or MAX (tune.h: tune_buckets
+  // searches the anchors and races their plans at the other buckets).
+  bool anchor(size_t b) const;
 };
 ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vector<std::string>& shape_lists,
                                 const std::string& flag = "--shapes");

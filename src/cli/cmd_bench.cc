@@ -227,7 +227,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--plan-dir", args->plan_dir, "write each combination's plan here, named <a+b+c>.json");
   args->accuracy.add_to(*cmd);
   args->steering.add_to(*cmd);
-  args->shape_ranges.add_to(*cmd);
+  args->shape_ranges.add_to(*cmd, false);
   cmd->callback([args] { run_bench(*args); });
 }
 

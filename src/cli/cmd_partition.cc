@@ -139,10 +139,14 @@ void run_partition(const PartitionArgs& a) {
   std::vector<WhyQuery> why;   // checked before anything is measured
   for (const std::string& w : a.steering.why) why.push_back(parse_why(w, graph, backends));
   std::vector<TunedPlan> all;
-  for (const Graph& g : graphs) {
-    all.push_back(tune_graph(g, backends, *model, db.get(), options));
-    print_tune_record(all.back(), a.compute_threads);
+  if (buckets) {
+    std::vector<const Graph*> pointers;
+    for (const Graph& g : graphs) pointers.push_back(&g);
+    all = tune_buckets(pointers, *buckets, backends, *model, db.get(), options, a.shape_ranges.anchors_only()).plans;
+  } else {
+    all.push_back(tune_graph(graph, backends, *model, db.get(), options));
   }
+  for (const TunedPlan& t : all) print_tune_record(t, a.compute_threads);
   const TunedPlan& tuned = all[primary];
   model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 

@@ -234,6 +234,9 @@ struct TuneInputs {
   const std::string& model_path(size_t g) const { return args.models[model_of[g]]; }
   // --why is answered once per model: at its primary bucket.
   bool answers_why(size_t g) const { return !buckets || bucket_of[g] == buckets->primary; }
+  // Whether graph g's candidates are measured: every graph's, or with --bucket-tune anchors only
+  // the anchor buckets' (the others race the anchors' plans; tune.h).
+  bool searched(size_t g) const { return !buckets || args.shape_ranges.bucket_tune == "all" || buckets->anchor(bucket_of[g]); }
 };
 
 void load_models(const TuneArgs& a, TuneInputs& in) {
@@ -325,8 +328,9 @@ struct TuneRequests {
     functions.resize(in.graphs.size());
     for (size_t m = 0; m < in.graphs.size(); ++m) {
       first_request.push_back(requests.size());
-      add_candidate_requests(in.graphs[m], in.backends, in.args.jobs, in.steering, in.model_path(m), functions[m],
-                             requests);
+      if (in.searched(m))
+        add_candidate_requests(in.graphs[m], in.backends, in.args.jobs, in.steering, in.model_path(m), functions[m],
+                               requests);
     }
     first_request.push_back(requests.size());
   }
@@ -436,12 +440,21 @@ void tune_model(const TuneInputs& in, size_t first, size_t last, const std::stri
                 CostDatabase* db, const TuneRequests& reqs, size_t measured, TuneReport& report) {
   std::vector<TunedPlan> tuned;
   std::vector<double> tune_s;
-  for (size_t g = first; g < last; ++g) {
+  std::vector<bool> searched;
+  if (in.buckets) {
+    std::vector<const Graph*> graphs;
+    for (size_t g = first; g < last; ++g) graphs.push_back(&in.graphs[g]);
+    TunedBuckets tb = tune_buckets(graphs, *in.buckets, in.backends, model, db, tune_options(in, first),
+                                   in.args.shape_ranges.anchors_only());
+    tuned = std::move(tb.plans);
+    tune_s = std::move(tb.seconds);
+    searched = std::move(tb.searched);
+  } else {
     const auto t0 = Clock::now();
-    tuned.push_back(tune_graph(in.graphs[g], in.backends, model, db, tune_options(in, g)));
+    tuned.push_back(tune_graph(in.graphs[first], in.backends, model, db, tune_options(in, first)));
     tune_s.push_back(seconds_since(t0));
-    print_tune_record(tuned.back(), in.args.threads);
   }
+  for (const TunedPlan& t : tuned) print_tune_record(t, in.args.threads);
   const size_t primary = in.buckets ? in.buckets->primary : 0;
   if (in.buckets) {
     std::vector<TunedBucket> buckets;
@@ -449,8 +462,9 @@ void tune_model(const TuneInputs& in, size_t first, size_t last, const std::stri
     for (size_t b = 0; b < tuned.size(); ++b) {
       std::string shapes;
       for (const auto& [name, shape] : buckets[b].shapes) shapes += (shapes.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-      std::printf("bucket %-24s %s, predicted %.4f ms, searched in %.2f s%s\n", shapes.c_str(),
-                  count_of(tuned[b].plan.partitions.size(), "partition").c_str(), plan_ms(tuned[b].plan), tune_s[b],
+      std::printf("bucket %-24s %s, predicted %.4f ms, %s in %.2f s%s\n", shapes.c_str(),
+                  count_of(tuned[b].plan.partitions.size(), "partition").c_str(), plan_ms(tuned[b].plan),
+                  searched[b] ? "searched" : "raced the anchors' plans", tune_s[b],
                   b == primary ? "  (opt: the plan file's top-level plan)" : "");
     }
     if (!plan_path.empty()) {

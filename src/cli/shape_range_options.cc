@@ -5,7 +5,7 @@
 
 namespace tessera::cli {
 
-void ShapeRangeOptions::add_to(CLI::App& cmd) {
+void ShapeRangeOptions::add_to(CLI::App& cmd, bool bucket_tune_option) {
   cmd.add_option("--shape-range", ranges,
                  "NAME=MIN:OPT:MAX, e.g. input_ids=1x16:1x128:1x512: tune one plan per bucket (min, opt, max and the "
                  "powers of two between, per varying dimension) into one plan file that runs every shape in the range "
@@ -13,6 +13,11 @@ void ShapeRangeOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--shapes", shapes,
                  "NAME=S1,S2,...: explicit buckets, one shape per bucket (repeatable, one per input; zipped); "
                  "added to --shape-range's buckets, or alone their extent is the range");
+  if (bucket_tune_option)
+    cmd.add_option("--bucket-tune", bucket_tune,
+                   "with measured costs: anchors (default: search the buckets at every MIN, OPT and MAX, race their "
+                   "plans end to end at the buckets between) or all (search every bucket)")
+        ->check(CLI::IsMember({"anchors", "all"}));
 }
 
 ShapeBuckets ShapeRangeOptions::buckets() const {

@@ -1,6 +1,8 @@
 // The shape-range options of partition, tune and bench (include/tessera/shape_range.h):
 // --shape-range NAME=MIN:OPT:MAX and --shapes NAME=S1,S2,..., each repeatable. With either, the
-// command tunes one plan per bucket and writes them as one plan file.
+// command tunes one plan per bucket and writes them as one plan file. --bucket-tune anchors|all
+// (partition, tune): with measured costs, search only the anchor buckets and race their plans at
+// the others, or search every bucket (tessera/tune.h: tune_buckets).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,8 +17,11 @@ namespace tessera::cli {
 struct ShapeRangeOptions {
   std::vector<std::string> ranges;   // NAME=MIN:OPT:MAX
   std::vector<std::string> shapes;   // NAME=S1,S2,...
+  std::string bucket_tune = "anchors";
 
-  void add_to(CLI::App& cmd);
+  // `bucket_tune`: whether the command has --bucket-tune (bench tunes every bucket as it is).
+  void add_to(CLI::App& cmd, bool bucket_tune = true);
+  bool anchors_only() const { return bucket_tune == "anchors"; }
   bool given() const { return !ranges.empty() || !shapes.empty(); }
   // The buckets (UserError naming the flag when malformed).
   ShapeBuckets buckets() const;

@@ -635,12 +635,14 @@ Plan read_bucket_plan(std::shared_ptr<const PlanSet> set, const std::string& fil
   read_binding(pj, file, own);
   const bool exact = own.input_shapes == shapes;
   if (!exact) {
-    // Checked without the fingerprint: the plan's inputs at the graph's shapes (choose() kept
-    // those inside their ranges) must bind exactly, so another model's inputs are still refused.
+    // Checked without the fingerprint: the plan's inputs, the ranged ones at the graph's shapes
+    // (choose() kept those inside their ranges), the others at the plan's own, must bind
+    // exactly, so another model's inputs and other shapes of an input not ranged are refused.
     Plan same_inputs;
     for (const auto& [name, shape] : own.input_shapes) {
+      const bool ranged = std::any_of(set->ranges.begin(), set->ranges.end(), [&](const ShapeRange& r) { return r.input == name; });
       auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == name; });
-      same_inputs.input_shapes.emplace_back(name, it == shapes.end() ? shape : it->second);
+      same_inputs.input_shapes.emplace_back(name, ranged && it != shapes.end() ? it->second : shape);
     }
     check_plan_binding(same_inputs, graph, file);
   }
@@ -652,6 +654,10 @@ Plan read_bucket_plan(std::shared_ptr<const PlanSet> set, const std::string& fil
 }
 
 }  // namespace
+
+Plan plan_at_other_shapes(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  return read_one_plan(j, file, graph, true);
+}
 
 Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
   if (j.is_object() && j.contains("buckets")) {

@@ -228,6 +228,16 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
   return out;
 }
 
+bool ShapeBuckets::anchor(size_t b) const {
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ShapeRange& r = ranges[i];
+    const Shape& s = buckets.at(b)[i].second;
+    for (size_t d = 0; d < s.size(); ++d)
+      if (s[d] != r.min[d] && s[d] != r.opt[d] && s[d] != r.max[d]) return false;
+  }
+  return true;
+}
+
 const nlohmann::json& PlanSet::plan_json(size_t b) const {
   const size_t k = buckets.at(b).plan;
   return k == 0 ? file : file["bucket_plans"][k - 1];

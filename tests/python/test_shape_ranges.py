@@ -124,21 +124,36 @@ class ShapeRangesTest(unittest.TestCase):
         plan = os.path.join(self.dir.name, "tuned.json")
         report = os.path.join(self.dir.name, "report.json")
         db = os.path.join(self.dir.name, "costs.db")
-        r = cli("tune", self.model, "--backends", "ref,onednn", "--shape-range", "input=1x16x64:1x16x64:1x32x64",
-                "--cache", db, "--plan", plan, "--report", report, "--budget-ms", "2", "--repeat", "3", "--no-verify")
+        # Buckets 16, 32, 64: the anchors (16 = MIN = OPT, 64 = MAX) are searched, 32 races their plans.
+        args = ["tune", self.model, "--backends", "ref,onednn", "--shape-range", "input=1x16x64:1x16x64:1x64x64",
+                "--cache", db, "--plan", plan, "--report", report, "--budget-ms", "2", "--repeat", "3"]
+        r = cli(*args)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.count("bucket input="), 2, r.stdout)
+        self.assertEqual(r.stdout.count("bucket input="), 3, r.stdout)
+        self.assertEqual(r.stdout.count(", searched in"), 2, r.stdout)
+        self.assertEqual(r.stdout.count(", raced the anchors' plans in"), 1, r.stdout)
         with open(report) as f:
             first = json.load(f)
-        again = cli("tune", self.model, "--backends", "ref,onednn", "--shape-range", "input=1x16x64:1x16x64:1x32x64",
-                    "--cache", db, "--plan", plan, "--report", report, "--no-verify")
+        self.assertEqual(first["models"][0]["buckets"], 3)
+        self.assertEqual(len(first["models"][0]["bucket_tune_s"]), 3)
+        with open(plan) as f:
+            text = f.read()
+        again = cli(*args)
         self.assertEqual(again.returncode, 0, again.stderr)
         with open(report) as f:
             second = json.load(f)
-        self.assertEqual(sum(second["measured_per_rank"]), 0)   # every bucket's measurements are in the database
+        self.assertEqual(sum(second["measured_per_rank"]), 0)   # every measurement and race is in the database
         self.assertEqual(second["from_database"], first["distinct"])
-        r = cli("run", self.model, "--plan", plan, "--input-shape", "input=1x24x64", "--check", "--json", "--repeat", "1")
+        with open(plan) as f:
+            self.assertEqual(f.read(), text)                     # the same plan file, byte for byte
+        for length in (20, 32, 50):
+            r = cli("run", self.model, "--plan", plan, "--input-shape", f"input=1x{length}x64", "--check", "--json",
+                    "--repeat", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        # --bucket-tune all searches every bucket.
+        r = cli(*args, "--bucket-tune", "all", "--no-verify")
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.count(", searched in"), 3, r.stdout)
 
 
 if __name__ == "__main__":

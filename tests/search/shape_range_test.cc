@@ -130,3 +130,21 @@ TEST_CASE("a plan file over buckets: one plan per distinct assignment, the bucke
   CHECK(message([&] { plan_from_json(j, "set.json", g2); }).find("dimension 0 of x=2x16 is 2, outside the plan's range 1..1") !=
         std::string::npos);
 }
+
+TEST_CASE("between buckets, an input without a range must keep the plan's shape", "[search][shape_range]") {
+  auto two = [](const Shape& sx, const Shape& sy) {
+    GraphBuilder b;
+    b.output(b.op("Relu", "a", {b.input("x", sx)}, sx));
+    b.output(b.op("Relu", "b", {b.input("y", sy)}, sy));
+    return std::move(b.g);
+  };
+  std::vector<BackendSpec> backends{collage_backend("tvm", 1)};
+  const Graph g16 = two({1, 16}, {1, 8}), g32 = two({1, 32}, {1, 8});
+  Plan p16 = run_search(g16, backends, mock_costs({{"tvm", 1.0}})).plan;
+  Plan p32 = run_search(g32, backends, mock_costs({{"tvm", 1.0}})).plan;
+  const nlohmann::json j = nlohmann::json::parse(plan_set_to_json_text(
+      {parse_shape_range("x=1x16:1x16:1x32", "f")}, {{{{"x", {1, 16}}}, &p16, &g16}, {{{"x", {1, 32}}}, &p32, &g32}}, 0));
+  CHECK(plan_from_json(j, "set.json", two({1, 20}, {1, 8})).bucket == 1);
+  CHECK_THAT(message([&] { plan_from_json(j, "set.json", two({1, 20}, {1, 9})); }),
+             Catch::Contains("input_shapes.y: the plan was made for y=1x8"));
+}
