@@ -26,7 +26,6 @@ first (the tune times are only the range's own with fresh databases).
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -101,7 +100,7 @@ def main():
         extras = f"{m['input']}=" + ",".join(shape_text(m["shape"](n)) for n in m["extras"])
         variants = [("anchors", ["--shapes", anchors]), ("range", ["--shape-range", f"{m['input']}={rng}"]),
                     ("range+extras", ["--shape-range", f"{m['input']}={rng}", "--shapes", extras])]
-        range_plan = os.path.join(a.out, f"{name}_range_{a.bucket_tune}.json")
+        range_plan = os.path.join(a.out, f"{name}_range_{a.bucket_tune}.json")   # written by the loop below
         report = os.path.join(a.out, f"{name}_report.json")
         for mode in [a.bucket_tune] + [x for x in ("all", "anchors") if x != a.bucket_tune]:
             for label, bucket_flags in variants:
@@ -121,8 +120,6 @@ def main():
                                      "plans": 1 + len(plan["bucket_plans"]), "what": label,
                                      "bucket_tune_s": rep["models"][0]["bucket_tune_s"]})
                 print(json.dumps(res["tunes"][-1]), flush=True)
-                if label == "range" and mode == a.bucket_tune:
-                    shutil.copy(plan_path, range_plan)
 
         # 2. Plans tuned at exactly each point; 3. the paired race and ONNX Runtime.
         for n in m["points"]:

@@ -154,10 +154,13 @@ const Plan& Session::plan_at(const std::vector<Shape>& input_shapes) { return bo
 
 void Session::run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
   Bound* bound = own_;
-  if (inputs.size() == inputs_.size()) {
+  // The model's own shapes, the usual case, cost no allocation; other shapes a map lookup.
+  bool own = inputs.size() == inputs_.size();
+  for (size_t i = 0; own && i < inputs.size(); ++i) own = inputs[i].type.shape == inputs_[i].type.shape;
+  if (!own && inputs.size() == inputs_.size()) {
     std::vector<Shape> shapes;
     for (const ConstTensorView& v : inputs) shapes.push_back(v.type.shape);
-    if (shapes != shapes_of(inputs_)) bound = &bound_at(shapes);
+    bound = &bound_at(shapes);
   }
   set_compute_threads(options_.threads);
   bound->executor->run(inputs, outputs);

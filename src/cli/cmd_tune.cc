@@ -236,7 +236,7 @@ struct TuneInputs {
   bool answers_why(size_t g) const { return !buckets || bucket_of[g] == buckets->primary; }
   // Whether graph g's candidates are measured: every graph's, or with --bucket-tune anchors only
   // the anchor buckets' (the others race the anchors' plans; tune.h).
-  bool searched(size_t g) const { return !buckets || args.shape_ranges.bucket_tune == "all" || buckets->anchor(bucket_of[g]); }
+  bool searched(size_t g) const { return !buckets || !args.shape_ranges.anchors_only() || buckets->anchor(bucket_of[g]); }
 };
 
 void load_models(const TuneArgs& a, TuneInputs& in) {
