@@ -13,19 +13,22 @@ import tempfile
 import unittest
 
 CLI = os.environ.get("TESSERA", "build/tessera")
+# Child processes run without a sanitized build's preloaded runtime: the CLI links its own, and
+# torch is not to be run under it.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 RANGE = "input=1x16x64:1x32x64:1x128x64"   # buckets at 16, 32, 64, 128
 
 try:
     import numpy as np
     import tessera
-    subprocess.run([sys.executable, "-c", "import torch, onnx"], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", "import torch, onnx"], check=True, capture_output=True, env=CHILD_ENV)
 except Exception as e:  # noqa: BLE001 - any import failure means the test cannot run here
     print("skipped: needs numpy, torch, onnx and the tessera module:", e)
     sys.exit(77)
 
 
 def cli(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True)
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=CHILD_ENV)
 
 
 class ShapeRangesTest(unittest.TestCase):
@@ -34,7 +37,7 @@ class ShapeRangesTest(unittest.TestCase):
         cls.dir = tempfile.TemporaryDirectory()
         d = cls.dir.name
         subprocess.run([sys.executable, "scripts/export_dynamic.py", d, "--hidden", "64", "--only", "bert"], check=True,
-                       capture_output=True)
+                       capture_output=True, env=CHILD_ENV)
         cls.model = os.path.join(d, "bert_dynamic.onnx")
         cls.plan = os.path.join(d, "plan.json")
         r = cli("partition", cls.model, "--backends", "ref,onednn,eigen", "--cost", "roofline", "--shape-range", RANGE,
