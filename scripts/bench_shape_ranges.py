@@ -104,7 +104,7 @@ def main():
         report = os.path.join(a.out, f"{name}_report.json")
         for mode in [a.bucket_tune] + [x for x in ("all", "anchors") if x != a.bucket_tune]:
             for label, bucket_flags in variants:
-                if mode != a.bucket_tune and not a.tune_curve:
+                if not a.tune_curve and (mode != a.bucket_tune or label != "range"):
                     continue
                 db = os.path.join(a.out, f"{name}_{label}_{mode}.db")
                 plan_path = os.path.join(a.out, f"{name}_{label}_{mode}.json")
