@@ -639,10 +639,11 @@ Plan read_bucket_plan(std::shared_ptr<const PlanSet> set, const std::string& fil
     // (choose() kept those inside their ranges), the others at the plan's own, must bind
     // exactly, so another model's inputs and other shapes of an input not ranged are refused.
     Plan same_inputs;
-    for (const auto& [name, shape] : own.input_shapes) {
+    for (const auto& input : own.input_shapes) {
+      const std::string& name = input.first;
       const bool ranged = std::any_of(set->ranges.begin(), set->ranges.end(), [&](const ShapeRange& r) { return r.input == name; });
       auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == name; });
-      same_inputs.input_shapes.emplace_back(name, ranged && it != shapes.end() ? it->second : shape);
+      same_inputs.input_shapes.emplace_back(name, ranged && it != shapes.end() ? it->second : input.second);
     }
     check_plan_binding(same_inputs, graph, file);
   }
