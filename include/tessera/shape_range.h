@@ -80,6 +80,8 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
 
 // "input_ids=1x16:1x128:1x512" (the --shape-range text of a range).
 std::string shape_range_text(const ShapeRange& r);
+// "input_ids=1x77 attention_mask=1x77" (as --input-shape writes each).
+std::string input_shapes_text(const InputShapes& shapes);
 
 // One bucket of a plan file.
 struct PlanBucket {

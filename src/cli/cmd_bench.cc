@@ -59,12 +59,6 @@ struct BenchArgs {
   ShapeRangeOptions shape_ranges;
 };
 
-std::string shapes_label(const InputShapes& shapes) {
-  std::string out;
-  for (const auto& [name, shape] : shapes) out += (out.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-  return out;
-}
-
 // One bucket's rows (the only ones without shape ranges; `shapes` empty then).
 struct BucketRows {
   std::string shapes;
@@ -165,9 +159,9 @@ void run_bench(const BenchArgs& a) {
   }
   std::vector<BucketRows> results;
   for (size_t b = 0; b < graphs.size(); ++b) {
-    if (buckets) std::fprintf(stderr, "tessera: bench: bucket %s\n", shapes_label(buckets->buckets[b]).c_str());
+    if (buckets) std::fprintf(stderr, "tessera: bench: bucket %s\n", input_shapes_text(buckets->buckets[b]).c_str());
     const std::vector<HostTensor> inputs = model_inputs(graphs[b], 0);
-    results.push_back({buckets ? shapes_label(buckets->buckets[b]) : "", bench_combinations(graphs[b], inputs, combos, *model, options)});
+    results.push_back({buckets ? input_shapes_text(buckets->buckets[b]) : "", bench_combinations(graphs[b], inputs, combos, *model, options)});
   }
   for (size_t i = 0; i < plans.size() && !a.plan_dir.empty(); ++i) {
     std::string name;

@@ -165,9 +165,7 @@ void run_partition(const PartitionArgs& a) {
   if (a.explain) std::fputs(explain_plan(*tuned.search, graph).c_str(), stdout);
   else if (a.plan_path.empty() && why.empty()) print_summary(tuned.plan);
   for (size_t b = 0; buckets && b < all.size(); ++b) {
-    std::string shapes;
-    for (const auto& [name, shape] : buckets->buckets[b]) shapes += (shapes.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-    std::printf("bucket %-24s %s, total cost %s%s\n", shapes.c_str(), count_of(all[b].plan.partitions.size(), "partition").c_str(),
+    std::printf("bucket %-24s %s, total cost %s%s\n", input_shapes_text(buckets->buckets[b]).c_str(), count_of(all[b].plan.partitions.size(), "partition").c_str(),
                 summary_cost(all[b].plan, all[b].plan.total_cost).c_str(), b == primary ? "  (opt: the top-level plan)" : "");
   }
   if (!why.empty()) {

@@ -101,21 +101,14 @@ void print_profile(const Executor& executor, const std::vector<CallProfile>& cal
               measured > 0 ? predicted / measured : 0.0);
 }
 
-// "input=1x16x256" for a bucket's (or any) input shapes.
-std::string shapes_label(const InputShapes& shapes) {
-  std::string out;
-  for (const auto& [name, shape] : shapes) out += (out.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-  return out;
-}
-
 // Where a plan over shape ranges put these shapes, in words (nothing for a plan for one shape).
 std::optional<std::string> bucket_note(const Plan& plan, const Graph& graph) {
   if (!plan.shape_set) return std::nullopt;
   const PlanSet& set = *plan.shape_set;
   const PlanBucket& b = set.buckets[plan.bucket];
   return "bucket " + std::to_string(plan.bucket) + " of " + std::to_string(set.buckets.size()) + " (" +
-         shapes_label(b.input_shapes) + ", plan " + std::to_string(b.plan) + " of " + std::to_string(plan_set_plan_count(set)) +
-         ")" + (plan.bucket_exact ? "" : ", its plan tuned at " + shapes_label(plan.input_shapes) + " compiled at these shapes");
+         input_shapes_text(b.input_shapes) + ", plan " + std::to_string(b.plan) + " of " + std::to_string(plan_set_plan_count(set)) +
+         ")" + (plan.bucket_exact ? "" : ", its plan tuned at " + input_shapes_text(plan.input_shapes) + " compiled at these shapes");
 }
 
 // The shapes the model is bound to: --input-shape; else the --input files' shapes (a plan over
@@ -155,13 +148,13 @@ void run_each_bucket(const RunArgs& a) {
     const LatencyStats latency = measure_latency(executor, inputs, a.repeat);
     const double predicted = set.buckets[b].total_cost.is_value() ? set.buckets[b].total_cost.seconds() * 1e3 : -1;
     all_ok &= !report || report->ok;
-    rows.push_back({{"bucket", b}, {"input_shapes", shapes_label(set.buckets[b].input_shapes)}, {"plan", set.buckets[b].plan},
+    rows.push_back({{"bucket", b}, {"input_shapes", input_shapes_text(set.buckets[b].input_shapes)}, {"plan", set.buckets[b].plan},
                     {"predicted_ms", predicted >= 0 ? nlohmann::json(predicted) : nlohmann::json(nullptr)},
                     {"latency_ms", latency.median_ms}, {"compile_ms", executor.compile_ms()},
                     {"max_abs_error", report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr)},
                     {"ok", !report || report->ok}});
     if (!a.json)
-      std::printf("%-6zu %-28s %5zu %12.4f %12.4f %12.1f %s\n", b, shapes_label(set.buckets[b].input_shapes).c_str(),
+      std::printf("%-6zu %-28s %5zu %12.4f %12.4f %12.1f %s\n", b, input_shapes_text(set.buckets[b].input_shapes).c_str(),
                   set.buckets[b].plan, predicted, latency.median_ms, executor.compile_ms(),
                   !report ? "" : report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
   }
@@ -237,7 +230,7 @@ void run_run(const RunArgs& a) {
     j["ok"] = ok;
     if (report && budget) j["rel_error"] = report->max_rel_error;
     if (bucket)
-      j["bucket"] = {{"index", plan.bucket}, {"input_shapes", shapes_label(plan.shape_set->buckets[plan.bucket].input_shapes)},
+      j["bucket"] = {{"index", plan.bucket}, {"input_shapes", input_shapes_text(plan.shape_set->buckets[plan.bucket].input_shapes)},
                      {"exact", plan.bucket_exact}, {"compile_ms", executor.compile_ms()}};
     if (!race.empty()) {
       j["race"] = nlohmann::json::array();
@@ -249,7 +242,7 @@ void run_run(const RunArgs& a) {
                 count_of(plan.partitions.size(), "partition").c_str(),
                 count_of(executor.module().functions.size(), "function").c_str(), executor.module().external_modules.size(), executor.compile_ms(),
                 static_cast<double>(executor.workspace_bytes()) / (1 << 20));
-    if (bucket) std::printf("shapes: %s: %s\n", shapes_label(model_input_shapes(graph)).c_str(), bucket->c_str());
+    if (bucket) std::printf("shapes: %s: %s\n", input_shapes_text(model_input_shapes(graph)).c_str(), bucket->c_str());
     std::printf("latency: median %.3f ms (min %.3f, max %.3f) over %d runs, %d thread%s\n", latency.median_ms,
                 latency.min_ms, latency.max_ms, a.repeat, a.threads, a.threads == 1 ? "" : "s");
     if (!race.empty()) {

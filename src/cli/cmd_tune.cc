@@ -460,9 +460,7 @@ void tune_model(const TuneInputs& in, size_t first, size_t last, const std::stri
     std::vector<TunedBucket> buckets;
     for (size_t b = 0; b < tuned.size(); ++b) buckets.push_back({in.buckets->buckets[b], &tuned[b].plan, &in.graphs[first + b]});
     for (size_t b = 0; b < tuned.size(); ++b) {
-      std::string shapes;
-      for (const auto& [name, shape] : buckets[b].shapes) shapes += (shapes.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-      std::printf("bucket %-24s %s, predicted %.4f ms, %s in %.2f s%s\n", shapes.c_str(),
+      std::printf("bucket %-24s %s, predicted %.4f ms, %s in %.2f s%s\n", input_shapes_text(buckets[b].shapes).c_str(),
                   count_of(tuned[b].plan.partitions.size(), "partition").c_str(), plan_ms(tuned[b].plan),
                   searched[b] ? "searched" : "raced the anchors' plans", tune_s[b],
                   b == primary ? "  (opt: the plan file's top-level plan)" : "");

@@ -131,12 +131,6 @@ void read_binding(const nlohmann::json& j, const std::string& file, Plan& plan) 
 
 std::string binding_text(const std::string& name, const Shape& shape) { return name + "=" + shape_to_string(shape); }
 
-std::string shapes_text(const InputShapes& shapes) {
-  std::string out;
-  for (const auto& [name, shape] : shapes) out += (out.empty() ? "" : " ") + binding_text(name, shape);
-  return out;
-}
-
 }  // namespace
 
 std::string model_fingerprint(const Graph& graph) { return hash_hex(structural_hash(graph)); }
@@ -486,7 +480,7 @@ void read_partitions(const nlohmann::json& j, const PlanSource& src, Plan& plan)
   // At its own shapes a plan may leave nodes out (the executor says which); at another shape a
   // node the bucket's plan does not place is one the import made only at this shape.
   if (src.at_other_shape && seen.count() < src.graph.num_nodes())
-    throw UserError(src.file, "buckets", "the plan of the bucket chosen for " + shapes_text(model_input_shapes(src.graph)) +
+    throw UserError(src.file, "buckets", "the plan of the bucket chosen for " + input_shapes_text(model_input_shapes(src.graph)) +
                                              " does not place node '" + src.graph.node(seen.first_unset()).name +
                                              "', which the model has at these shapes; add them as a bucket (--shapes)");
   if (auto cycle = partition_cycle(plan, src.graph))

@@ -122,6 +122,12 @@ std::pair<std::string, std::vector<Shape>> parse_shape_list(const std::string& t
   return {name, shapes};
 }
 
+std::string input_shapes_text(const InputShapes& shapes) {
+  std::string out;
+  for (const auto& [name, shape] : shapes) out += (out.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
+  return out;
+}
+
 std::string shape_range_text(const ShapeRange& r) {
   return r.input + "=" + shape_to_string(r.min) + ":" + shape_to_string(r.opt) + ":" + shape_to_string(r.max);
 }
@@ -271,9 +277,7 @@ size_t PlanSet::choose(const InputShapes& shapes) const {
     if (covers && (best == buckets.size() || element_count(buckets[b].input_shapes) < element_count(buckets[best].input_shapes))) best = b;
   }
   if (best == buckets.size()) {
-    std::string text;
-    for (const auto& [name, shape] : shapes) text += (text.empty() ? "" : " ") + name + "=" + shape_to_string(shape);
-    throw UserError(path, "buckets", "no bucket covers " + text + " (inside the ranges " + all +
+    throw UserError(path, "buckets", "no bucket covers " + input_shapes_text(shapes) + " (inside the ranges " + all +
                                          ", but no bucket is as large in every dimension; add one with --shapes)");
   }
   return best;
