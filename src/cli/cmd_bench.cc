@@ -119,12 +119,7 @@ void run_bench(const BenchArgs& a) {
   // With shape ranges, every bucket is benched at its own shapes, one table each.
   std::optional<ShapeBuckets> buckets;
   if (a.shape_ranges.given()) buckets = a.shape_ranges.buckets();
-  std::vector<Graph> graphs;
-  for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b) {
-    ModelOptions mo = a.model;
-    if (buckets) mo.input_shapes = ShapeRangeOptions::bucket_input_shapes(*buckets, b, a.model.input_shapes);
-    graphs.push_back(mo.load());
-  }
+  const std::vector<Graph> graphs = ShapeRangeOptions::load_graphs(a.model, buckets);
   // Steering is checked against every backend named before anything is measured; each
   // combination then obeys what concerns it (bench.h).
   const std::vector<SteeringRule> steering = a.steering.rules();

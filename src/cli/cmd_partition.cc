@@ -109,12 +109,7 @@ void run_partition(const PartitionArgs& a) {
   // --why show.
   std::optional<ShapeBuckets> buckets;
   if (a.shape_ranges.given()) buckets = a.shape_ranges.buckets();
-  std::vector<Graph> graphs;
-  for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b) {
-    ModelOptions mo = a.model;
-    if (buckets) mo.input_shapes = ShapeRangeOptions::bucket_input_shapes(*buckets, b, a.model.input_shapes);
-    graphs.push_back(mo.load());
-  }
+  const std::vector<Graph> graphs = ShapeRangeOptions::load_graphs(a.model, buckets);
   const size_t primary = buckets ? buckets->primary : 0;
   const Graph& graph = graphs[primary];
   // Measurements are expensive: they always go to a persistent database, as with `tune`.

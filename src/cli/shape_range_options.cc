@@ -40,4 +40,14 @@ std::vector<std::string> ShapeRangeOptions::bucket_input_shapes(const ShapeBucke
   return out;
 }
 
+std::vector<Graph> ShapeRangeOptions::load_graphs(const ModelOptions& model, const std::optional<ShapeBuckets>& buckets) {
+  std::vector<Graph> graphs;
+  for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b) {
+    ModelOptions mo = model;
+    if (buckets) mo.input_shapes = bucket_input_shapes(*buckets, b, model.input_shapes);
+    graphs.push_back(mo.load());
+  }
+  return graphs;
+}
+
 }  // namespace tessera::cli

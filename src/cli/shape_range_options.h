@@ -7,9 +7,12 @@
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/model_options.h"
+#include "tessera/graph.h"
 #include "tessera/shape_range.h"
 
 namespace tessera::cli {
@@ -29,6 +32,8 @@ struct ShapeRangeOptions {
   // the bucket's shapes; an --input-shape for a ranged input is a usage error.
   static std::vector<std::string> bucket_input_shapes(const ShapeBuckets& buckets, size_t b,
                                                       const std::vector<std::string>& input_shapes);
+  // The model loaded once per bucket, bound to its shapes (once as it is without buckets).
+  static std::vector<Graph> load_graphs(const ModelOptions& model, const std::optional<ShapeBuckets>& buckets);
 };
 
 }  // namespace tessera::cli

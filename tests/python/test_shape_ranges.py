@@ -89,6 +89,19 @@ class ShapeRangesTest(unittest.TestCase):
         self.assertEqual(len(rows), 4)
         self.assertTrue(all(row["ok"] and row["latency_ms"] > 0 for row in rows), rows)
 
+    def test_bench_times_every_bucket_and_writes_one_plan_file_per_combination(self):
+        plan_dir = os.path.join(self.dir.name, "bench_plans")
+        r = cli("bench", self.model, "--combos", "ref", "ref,onednn", "--cost", "roofline", "--shape-range",
+                "input=1x16x64:1x16x64:1x32x64", "--repeat", "2", "--json", "--plan-dir", plan_dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = json.loads(r.stdout)
+        self.assertEqual(sorted((row["input_shapes"], ",".join(row["backends"])) for row in rows),
+                         [("input=1x16x64", "ref"), ("input=1x16x64", "ref,onednn"),
+                          ("input=1x32x64", "ref"), ("input=1x32x64", "ref,onednn")])
+        self.assertTrue(all(row["measured_ms"] > 0 for row in rows), rows)
+        with open(os.path.join(plan_dir, "ref+onednn.json")) as f:
+            self.assertEqual(len(json.load(f)["buckets"]), 2)
+
     def test_python_session_runs_every_shape_with_one_plan(self):
         model = tessera.Model(self.model, input_shapes={"input": (1, 32, 64)})
         plan = tessera.partition(model, backends=["ref", "onednn", "eigen"], cost="roofline",
