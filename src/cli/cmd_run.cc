@@ -266,7 +266,12 @@ void run_run(const RunArgs& a) {
                     report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
     }
   }
-  if (a.profile && !a.json) print_profile(executor, calls);
+  if (a.profile && !a.json) {
+    print_profile(executor, calls);
+    if (!plan.bucket_exact)   // between buckets the plan's prices are its bucket's, not these shapes'
+      std::printf("predicted: the prices of the plan as tuned at %s, not at these shapes\n",
+                  input_shapes_text(plan.input_shapes).c_str());
+  }
   if (!ok) {   // a failed check is not a usage error (2): exit 1, after the report
     std::fflush(stdout);
     std::exit(1);
