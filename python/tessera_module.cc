@@ -347,8 +347,11 @@ struct PySession {
 // (src/tune/bench.h, the CLI's code: each combination tuned as tessera.tune tunes it), on seeded inputs.
 py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
                int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
-               const py::object& calibration, const py::object& pin, const py::object& forbid) {
+               const py::object& calibration, const py::object& pin, const py::object& forbid,
+               const py::object& shape_ranges, const py::object& shapes) {
   const std::vector<SteeringRule> steering = steering_rules(pin, forbid);
+  // With shape ranges, every bucket benched at its own shapes (the CLI's bench --shape-range).
+  const std::optional<ShapeBuckets> buckets = shape_buckets(shape_ranges, shapes);
   std::vector<std::vector<std::string>> lists;
   for (const auto& c : combos) lists.push_back(backend_names(py::reinterpret_borrow<py::object>(c)));
   if (lists.empty()) throw UserError("combos", "", "give at least one backend combination, e.g. [\"ref\", \"ref,onednn\"]");
@@ -356,7 +359,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
   if (threads < 1) throw UserError("threads", "", "must be >= 1");
   BenchOptions options;
   options.tune.budget = make_budget(model, max_rel_error, calibration);
-  std::vector<BenchRow> rows;
+  std::vector<std::pair<std::string, BenchRow>> rows;   // (the bucket's shapes or "", row)
   {
     py::gil_scoped_release release;
     set_compute_threads(threads);
@@ -373,16 +376,23 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     options.tune.threads = threads;
     options.tune.coalesce = coalesce;
     options.tune.steering = steering;
-    Steering::resolve(model.graph(), all, steering, model.path());   // before anything is measured
+    std::vector<Model> bound;
+    for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b)
+      bound.push_back(buckets ? model.with_input_shapes({buckets->buckets[b].begin(), buckets->buckets[b].end()}) : model);
+    for (const Model& m : bound) Steering::resolve(m.graph(), all, steering, model.path());   // before anything is measured
     options.repeat = repeat;
     options.database = db.get();
-    const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
-    rows = bench_combinations(model.graph(), inputs, lists, *cost_model, options);
+    for (size_t b = 0; b < bound.size(); ++b) {
+      const std::vector<HostTensor> inputs = model_inputs(bound[b].graph(), 0);
+      for (BenchRow& r : bench_combinations(bound[b].graph(), inputs, lists, *cost_model, options))
+        rows.emplace_back(buckets ? input_shapes_text(buckets->buckets[b]) : "", std::move(r));
+    }
   }
   py::list out;
   auto value = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); };
-  for (const BenchRow& r : rows) {
+  for (const auto& [shapes, r] : rows) {
     py::dict d;
+    if (buckets) d["input_shapes"] = shapes;
     d["backends"] = r.backends;
     d["predicted_ms"] = value(r.predicted_ms);
     d["measured_ms"] = value(r.measured_ms);
@@ -546,10 +556,12 @@ PYBIND11_MODULE(tessera, m) {
            "(compiles them when new); exact: they are the bucket's own");
 
   m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
-        "rel_error, error}; costs measured where every backend runs here", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
+        "rel_error, error}; costs measured where every backend runs here; with shape_ranges=/shapes=, per bucket "
+        "(each row with its input_shapes)", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
         py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none());
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("shape_ranges") = py::none(),
+        py::arg("shapes") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
   m.attr("__version__") = "0.1.0";
 }

@@ -101,6 +101,9 @@ class ShapeRangesTest(unittest.TestCase):
         self.assertTrue(all(row["measured_ms"] > 0 for row in rows), rows)
         with open(os.path.join(plan_dir, "ref+onednn.json")) as f:
             self.assertEqual(len(json.load(f)["buckets"]), 2)
+        model = tessera.Model(self.model, input_shapes={"input": (1, 16, 64)})
+        rows = tessera.bench(model, ["ref,onednn"], cost="roofline", repeat=2, shapes={"input": [(1, 16, 64), (1, 24, 64)]})
+        self.assertEqual([row["input_shapes"] for row in rows], ["input=1x16x64", "input=1x24x64"])
 
     def test_python_session_runs_every_shape_with_one_plan(self):
         model = tessera.Model(self.model, input_shapes={"input": (1, 32, 64)})
