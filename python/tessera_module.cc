@@ -9,6 +9,8 @@
 //   session = tessera.Session(model, plan, threads=1)
 //   outputs = session.run({"x": array})                                 # {name: ndarray}
 //   session.profile({"x": array})       # per call: predicted vs measured ms (tessera run --profile)
+//   plan = tessera.tune(model, backends=[...], shape_ranges={"x": ((1, 16), (1, 128), (1, 512))})
+//   tessera.Session(model, plan).run({"x": any array inside the range})   # one plan, many shapes
 //   tessera.bench(model, ["ref", "ref,onednn"])   # per combination: predicted, measured (tessera bench)
 //
 // Each class wraps the C++ deployment API (include/tessera/session.h) and the tuning pipeline
@@ -47,6 +49,7 @@
 #include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
 #include "tessera/session.h"
+#include "tessera/shape_range.h"
 #include "search/steering.h"
 #include "search/why_not.h"
 #include "tessera/tune.h"
@@ -122,12 +125,60 @@ std::vector<SteeringRule> steering_rules(const py::object& pin, const py::object
   return rules;
 }
 
-// tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it.
+// "1x16x256" from a shape tuple, or the text as given.
+std::string shape_text(const py::handle& shape) {
+  if (py::isinstance<py::str>(shape)) return shape.cast<std::string>();
+  std::string out;
+  for (const auto& d : shape) out += (out.empty() ? "" : "x") + std::to_string(d.cast<int64_t>());
+  return out;
+}
+
+// Texts such as the CLI's flags take: a str, a list of str, or {NAME: value} with `value` turned
+// into the text after "NAME=" by `format`.
+template <typename Format>
+std::vector<std::string> flag_texts(const py::object& arg, Format format) {
+  std::vector<std::string> out;
+  if (arg.is_none()) return out;
+  if (py::isinstance<py::str>(arg)) return {arg.cast<std::string>()};
+  if (py::isinstance<py::dict>(arg)) {
+    for (const auto& item : arg.cast<py::dict>()) out.push_back(py::str(item.first).cast<std::string>() + "=" + format(item.second));
+    return out;
+  }
+  for (const auto& t : arg) out.push_back(py::str(t).cast<std::string>());
+  return out;
+}
+
+// shape_ranges= (--shape-range): {"x": (MIN, OPT, MAX)} with shapes as tuples or "1x16" text,
+// {"x": "1x16:1x128:1x512"}, or "x=1x16:1x128:1x512" texts; shapes= (--shapes): {"x": [S1, S2, ...]}
+// or "x=S1,S2" texts. None when neither is given.
+std::optional<ShapeBuckets> shape_buckets(const py::object& ranges_arg, const py::object& shapes_arg) {
+  std::vector<ShapeRange> ranges;
+  for (const std::string& t : flag_texts(ranges_arg, [](const py::handle& v) {
+         if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+         std::string out;
+         for (const auto& s : v) out += (out.empty() ? "" : ":") + shape_text(s);
+         return out;
+       }))
+    ranges.push_back(parse_shape_range(t, "shape_ranges"));
+  const std::vector<std::string> lists = flag_texts(shapes_arg, [](const py::handle& v) {
+    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ",") + shape_text(s);
+    return out;
+  });
+  if (ranges.empty() && lists.empty()) return std::nullopt;
+  return make_shape_buckets(std::move(ranges), lists, "shapes");
+}
+
+// tessera.partition and tessera.tune: the tuning pipeline (tune.h), as the CLI runs it; with
+// shape ranges once per bucket, into one plan file.
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
                  const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
                  double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering,
-                 const py::object& why_arg) {
+                 const py::object& why_arg, const std::optional<ShapeBuckets>& buckets, const std::string& bucket_tune) {
+  if (bucket_tune != "anchors" && bucket_tune != "all")
+    throw UserError("bucket_tune", bucket_tune, "expected \"anchors\" or \"all\"");
   std::vector<std::string> names = backend_names(backends_arg);
   const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
@@ -157,6 +208,18 @@ PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::
   options.steering = steering;
   std::vector<WhyQuery> why;   // checked before anything is measured
   for (const std::string& w : why_texts) why.push_back(parse_why(w, model.graph(), backends));
+  if (buckets) {
+    std::vector<Model> bound;
+    std::vector<const Graph*> graphs;
+    for (size_t b = 0; b < buckets->buckets.size(); ++b)
+      bound.push_back(model.with_input_shapes({buckets->buckets[b].begin(), buckets->buckets[b].end()}));
+    for (const Model& m : bound) graphs.push_back(&m.graph());
+    const std::vector<TunedPlan> all =
+        tune_buckets(graphs, *buckets, backends, *cost_model, db.get(), options, bucket_tune == "anchors").plans;
+    std::vector<TunedBucket> tb;
+    for (size_t b = 0; b < all.size(); ++b) tb.push_back({buckets->buckets[b], &all[b].plan, &bound[b].graph()});
+    return plan_from_text(plan_set_to_json_text(buckets->ranges, tb, buckets->primary), model.path());
+  }
   const TunedPlan tuned = tune_graph(model.graph(), backends, *cost_model, db.get(), options);
   PyPlan plan = plan_from_text(plan_to_json_text(tuned.plan, model.graph()), model.path());
   if (!why.empty()) {
@@ -207,9 +270,16 @@ struct PySession {
       keep.push_back(as_input_array(py::object(inputs[py::str(t.name)]), t, session_model_path()));
       views.emplace_back(TensorType{t.type.dtype, array_shape(keep.back())}, keep.back().data());
     }
+    std::vector<Shape> shapes;
+    for (const ConstTensorView& v : views) shapes.push_back(v.type.shape);
+    const std::vector<TensorInfo>* infos = nullptr;
+    {
+      py::gil_scoped_release release;   // new shapes of a plan over shape ranges compile here
+      infos = &session->outputs_at(shapes);
+    }
     std::vector<py::array> outs;
     std::vector<TensorView> out_views;
-    for (const TensorInfo& t : session->outputs()) {
+    for (const TensorInfo& t : *infos) {
       outs.push_back(new_array(t.type));
       out_views.push_back(TensorView{t.type, outs.back().mutable_data()});
     }
@@ -218,7 +288,7 @@ struct PySession {
       session->run(views, out_views);
     }
     py::dict result;
-    for (size_t i = 0; i < outs.size(); ++i) result[py::str(session->outputs()[i].name)] = outs[i];
+    for (size_t i = 0; i < outs.size(); ++i) result[py::str((*infos)[i].name)] = outs[i];
     return result;
   }
 
@@ -229,9 +299,11 @@ struct PySession {
     std::vector<CallProfile> calls;
     {
       py::gil_scoped_release release;
-      const std::vector<HostTensor> all = model_inputs(model->graph(), 0, given);
-      std::map<std::string, HostTensor> named;
-      for (size_t i = 0; i < all.size(); ++i) named.emplace(session->inputs()[i].name, all[i]);
+      std::map<std::string, HostTensor> named = given;
+      if (given.size() != session->inputs().size()) {   // the rest seeded, at the model's own shapes
+        const std::vector<HostTensor> all = model_inputs(model->graph(), 0, given);
+        for (size_t i = 0; i < all.size(); ++i) named.emplace(session->inputs()[i].name, all[i]);
+      }
       calls = session->profile(named, repeat);
     }
     py::list out;
@@ -276,8 +348,11 @@ struct PySession {
 // (src/tune/bench.h, the CLI's code: each combination tuned as tessera.tune tunes it), on seeded inputs.
 py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
                int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
-               const py::object& calibration, const py::object& pin, const py::object& forbid) {
+               const py::object& calibration, const py::object& pin, const py::object& forbid,
+               const py::object& shape_ranges, const py::object& shapes) {
   const std::vector<SteeringRule> steering = steering_rules(pin, forbid);
+  // With shape ranges, every bucket benched at its own shapes (the CLI's bench --shape-range).
+  const std::optional<ShapeBuckets> buckets = shape_buckets(shape_ranges, shapes);
   std::vector<std::vector<std::string>> lists;
   for (const auto& c : combos) lists.push_back(backend_names(py::reinterpret_borrow<py::object>(c)));
   if (lists.empty()) throw UserError("combos", "", "give at least one backend combination, e.g. [\"ref\", \"ref,onednn\"]");
@@ -285,7 +360,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
   if (threads < 1) throw UserError("threads", "", "must be >= 1");
   BenchOptions options;
   options.tune.budget = make_budget(model, max_rel_error, calibration);
-  std::vector<BenchRow> rows;
+  std::vector<std::pair<std::string, BenchRow>> rows;   // (the bucket's shapes or "", row)
   {
     py::gil_scoped_release release;
     set_compute_threads(threads);
@@ -302,16 +377,23 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     options.tune.threads = threads;
     options.tune.coalesce = coalesce;
     options.tune.steering = steering;
-    Steering::resolve(model.graph(), all, steering, model.path());   // before anything is measured
+    std::vector<Model> bound;
+    for (size_t b = 0; b < (buckets ? buckets->buckets.size() : 1); ++b)
+      bound.push_back(buckets ? model.with_input_shapes({buckets->buckets[b].begin(), buckets->buckets[b].end()}) : model);
+    for (const Model& m : bound) Steering::resolve(m.graph(), all, steering, model.path());   // before anything is measured
     options.repeat = repeat;
     options.database = db.get();
-    const std::vector<HostTensor> inputs = model_inputs(model.graph(), 0);
-    rows = bench_combinations(model.graph(), inputs, lists, *cost_model, options);
+    for (size_t b = 0; b < bound.size(); ++b) {
+      const std::vector<HostTensor> inputs = model_inputs(bound[b].graph(), 0);
+      for (BenchRow& r : bench_combinations(bound[b].graph(), inputs, lists, *cost_model, options))
+        rows.emplace_back(buckets ? input_shapes_text(buckets->buckets[b]) : "", std::move(r));
+    }
   }
   py::list out;
   auto value = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); };
-  for (const BenchRow& r : rows) {
+  for (const auto& [shapes, r] : rows) {
     py::dict d;
+    if (buckets) d["input_shapes"] = shapes;
     d["backends"] = r.backends;
     d["predicted_ms"] = value(r.predicted_ms);
     d["measured_ms"] = value(r.measured_ms);
@@ -400,6 +482,10 @@ PYBIND11_MODULE(tessera, m) {
                              "the answers to why=[\"NODE[=BACKEND]\", ...] (the CLI's --why), or None when not asked")
       .def_property_readonly("json", [](const PyPlan& p) { return json_to_python(p.json); }, "the whole plan as a dict")
       .def("to_json", [](const PyPlan& p) { return p.text; }, "the plan file's text")
+      .def_property_readonly("shape_ranges", [](const PyPlan& p) { return plan_field(p, "shape_ranges"); },
+                             "a plan over shape ranges: [{input, min, opt, max}]; None for a plan for one shape")
+      .def_property_readonly("buckets", [](const PyPlan& p) { return plan_field(p, "buckets"); },
+                             "a plan over shape ranges: [{input_shapes, plan, total_cost}]; None for a plan for one shape")
       .def("backends", [](const PyPlan& p) {
         std::map<std::string, int> n;
         for (const auto& part : p.json.value("partitions", nlohmann::json::array())) ++n[part.value("backend", "")];
@@ -414,37 +500,44 @@ PYBIND11_MODULE(tessera, m) {
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
            bool coalesce, bool verify, double max_rel_error, const py::object& calibration, const py::object& pin,
-           const py::object& forbid, const py::object& why) {
+           const py::object& forbid, const py::object& why, const py::object& shape_ranges, const py::object& shapes,
+           const std::string& bucket_tune) {
           return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why);
+                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
         py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
         py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
-        py::arg("why") = py::list());
+        py::arg("why") = py::list(), py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
+        py::arg("bucket_tune") = "anchors");
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
            const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
-           const py::object& calibration, const py::object& pin, const py::object& forbid, const py::object& why) {
+           const py::object& calibration, const py::object& pin, const py::object& forbid, const py::object& why,
+           const py::object& shape_ranges, const py::object& shapes, const std::string& bucket_tune) {
           return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why);
+                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
         py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("why") = py::list());
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("why") = py::list(),
+        py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
+        py::arg("bucket_tune") = "anchors");
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
-      .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback) {
+      .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback,
+                       bool compile_ahead) {
              Plan parsed = plan_from_json(plan.json, plan.source, model.graph());
              parsed.model = plan.source;   // messages name the plan file
              SessionOptions options;
              options.threads = threads;
              options.seed = seed;
              options.allow_fallback = allow_fallback;
+             options.compile_ahead = compile_ahead;
              py::gil_scoped_release release;
              PySession s;
              s.session = std::make_unique<Session>(model, parsed, options);
@@ -453,7 +546,7 @@ PYBIND11_MODULE(tessera, m) {
              return s;
            }),
            py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0,
-           py::arg("allow_fallback") = false)
+           py::arg("allow_fallback") = false, py::arg("compile_ahead") = false)
       .def("run", &PySession::run, py::arg("inputs"), "{input name: ndarray} -> {output name: ndarray}")
       .def("profile", &PySession::profile, py::arg("inputs") = py::none(), py::arg("repeat") = 10,
            "per call of the plan (tessera run --profile): list of {call, kernel, backend, partition, nodes, "
@@ -461,13 +554,30 @@ PYBIND11_MODULE(tessera, m) {
       .def_property_readonly("inputs", [](const PySession& s) { return tensor_infos(s.session->inputs()); })
       .def_property_readonly("outputs", [](const PySession& s) { return tensor_infos(s.session->outputs()); })
       .def_property_readonly("compile_ms", [](const PySession& s) { return s.session->compile_ms(); })
-      .def_property_readonly("codegen_skipped", [](const PySession& s) { return s.session->codegen_skipped(); });
+      .def_property_readonly("codegen_skipped", [](const PySession& s) { return s.session->codegen_skipped(); })
+      .def_property_readonly("shapes_compiled", [](const PySession& s) { return s.session->shapes_compiled(); },
+                             "input shapes compiled so far (a plan over shape ranges compiles each shape once)")
+      .def("bucket", [](PySession& s, const py::dict& shapes) {
+             std::vector<Shape> in;
+             for (const TensorInfo& t : s.session->inputs())
+               in.push_back(shapes.contains(t.name) ? Shape(py::cast<std::vector<int64_t>>(shapes[py::str(t.name)])) : t.type.shape);
+             const Plan& plan = s.session->plan_at(in);
+             py::dict d;
+             d["bucket"] = plan.shape_set ? py::object(py::int_(plan.bucket)) : py::object(py::none());
+             d["exact"] = plan.bucket_exact;
+             d["plan"] = plan.shape_set ? py::object(py::int_(plan.shape_set->buckets[plan.bucket].plan)) : py::object(py::none());
+             return d;
+           }, py::arg("shapes"),
+           "{input name: shape} -> {bucket, plan, exact}: which bucket of a plan over shape ranges runs these shapes "
+           "(compiles them when new); exact: they are the bucket's own");
 
   m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
-        "rel_error, error}; costs measured where every backend runs here", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
+        "rel_error, error}; costs measured where every backend runs here; with shape_ranges=/shapes=, per bucket "
+        "(each row with its input_shapes)", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
         py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none());
+        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("shape_ranges") = py::none(),
+        py::arg("shapes") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
   m.attr("__version__") = "0.1.0";
 }

@@ -52,6 +52,12 @@
 // saying which and how they differ. Shapes are checked first: they are the usual mistake (a
 // symbolic dimension bound differently) and the only one the user can fix with --input-shape.
 //
+// Shape ranges (shape_range.h): a file with "buckets" is read for the graph's shapes: the bucket
+// that covers them is chosen and its plan read; at a bucket's own shapes exactly as above, at a
+// shape between buckets without the fingerprint (which hashes shape-dependent constants) and
+// leniently about nodes the import folded away at one shape and not the other (every node of
+// the graph must still be in a partition). The Plan keeps the set (Plan::shape_set).
+//
 // The reader needs the model's Graph to turn node names back into an IndexSet; it checks the
 // format, version, that every name exists and that no node is in two partitions, and throws
 // UserError("FILE: PLACE: WHAT") otherwise. It does not re-check convexity or acyclicity
@@ -59,6 +65,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +79,8 @@
 #include "tessera/steering_rule.h"
 
 namespace tessera {
+
+struct PlanSet;   // shape_range.h
 
 // One candidate the search chose, as it sits inside a partition.
 struct ChosenCandidate {
@@ -197,6 +206,13 @@ struct Plan {
   std::optional<PlanOptimality> optimality;   // only for plans not proven optimal
   // Priced in the plan (in_plan_prices.h): total_cost is what it runs, this what the search saw.
   std::optional<Cost> isolated_total_cost;
+  // Read from a plan file made over shape ranges (shape_range.h): its buckets, and the bucket this
+  // plan is (chosen for the graph it was read against). Null for a plan for one shape.
+  std::shared_ptr<const PlanSet> shape_set;
+  size_t bucket = 0;
+  // False when the graph's shapes are not the ones this bucket's plan was tuned at (a shape
+  // between buckets): its costs are the bucket's, the assignment is run at the graph's shapes.
+  bool bucket_exact = true;
 };
 
 struct PlanJsonOptions {
@@ -236,9 +252,14 @@ nlohmann::json plan_to_json(const Plan& plan, const Graph& graph, const PlanJson
 
 // Inverse of plan_to_json for the fields above; `file` names the source in error messages.
 Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph);
+// A plan for one shape read for `graph` at other shapes of the same model, as a bucket's plan is
+// read between buckets (above): no binding check, node names the graph lacks dropped.
+Plan plan_at_other_shapes(const nlohmann::json& j, const std::string& file, const Graph& graph);
 Plan read_plan_file(const std::string& path, const Graph& graph);
 // Writes atomically (temporary file + rename), so a failed run never leaves a partial plan.
 void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph,
                      const PlanJsonOptions& options = {});
+// The same for a plan's text made elsewhere (shape_range.h: a plan file over shape ranges).
+void write_plan_text_file(const std::string& path, const std::string& text);
 
 }  // namespace tessera

@@ -15,6 +15,13 @@
 // one thread at a time; its compute threads (oneDNN, Eigen, OpenBLAS, TBB) are process-wide
 // settings, set when it is built and again before each run.
 //
+// Shapes that vary (shape_range.h): given a plan file made over shape ranges, a Session runs
+// any input shapes inside the ranges. The first run at new shapes loads the model again bound to
+// them, reads the plan of the bucket that covers them and compiles it (compile_ahead compiles
+// every bucket's own shapes when the Session is built instead); each shape keeps its compiled
+// functions and memory plan, so later runs at it cost what a Session made for it alone costs.
+// Shapes outside the ranges throw UserError naming the input, the dimension and the ranges.
+//
 // Errors: every failure a user can cause (a bad file, a plan for another model or other input
 // shapes, a buffer of the wrong type) throws tessera::UserError with the same one-line message
 // the CLI prints ("FILE: PLACE: WHAT").
@@ -54,6 +61,11 @@ class Model {
                     bool verbose_warnings = false, const OptionSpelling& spelling = {});
   explicit Model(Graph graph);
 
+  // The same model with these inputs bound to these shapes (the others as they are), loaded again
+  // from its file as load() loaded it, without repeating its warnings. Throws UserError for a
+  // model made from a Graph in memory (there is no file to bind again) or shapes it refuses.
+  Model with_input_shapes(const std::map<std::string, Shape>& input_shapes) const;
+
   const Graph& graph() const { return *graph_; }
   const std::string& path() const { return graph_->source; }
   std::vector<TensorInfo> inputs() const;
@@ -63,6 +75,7 @@ class Model {
 
  private:
   std::shared_ptr<const Graph> graph_;
+  bool from_file_ = false;   // made by load(): with_input_shapes can load it again
 };
 
 // Reads a tessera.plan file made for `model`. Throws UserError for a bad file, and for a plan
@@ -75,6 +88,8 @@ struct SessionOptions {
   // A partition holding a node its backend's spec refuses (an edited or foreign plan) runs, its
   // functions on ref's kernels where the backend cannot compile them, instead of a UserError.
   bool allow_fallback = false;
+  // A plan over shape ranges: compile every bucket's own shapes now rather than at their first run.
+  bool compile_ahead = false;
 };
 
 class Session {
@@ -88,11 +103,17 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  // The model's inputs and outputs at the shapes it was loaded with.
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // The outputs at other input shapes (in inputs() order), for a plan over shape ranges; compiles
+  // those shapes first when they are new. UserError for shapes the plan does not cover.
+  const std::vector<TensorInfo>& outputs_at(const std::vector<Shape>& input_shapes);
 
   // One run on the caller's buffers: inputs[i] and outputs[i] in inputs()/outputs() order, each
-  // with exactly that type (UserError naming the tensor otherwise). Outputs are written in place.
+  // with exactly that type (UserError naming the tensor otherwise) -- or, for a plan over shape
+  // ranges, any input shapes it covers, with outputs of the types outputs_at() gives. Outputs
+  // are written in place.
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
   // Convenience: inputs by name (all of them), outputs by name, owned.
   std::map<std::string, HostTensor> run(const std::map<std::string, HostTensor>& inputs);
@@ -102,18 +123,28 @@ class Session {
   // Inputs by name, as run() takes them.
   std::vector<CallProfile> profile(const std::map<std::string, HostTensor>& inputs, int repeat = 10);
 
-  // The compile time of the plan's functions, and what did not compile (runs on ref kernels).
+  // The compile time of the plan's functions (at every shape compiled so far), and what did not
+  // compile (runs on ref kernels) at the model's own shapes.
   double compile_ms() const;
   const std::vector<std::string>& codegen_skipped() const;
 
+  // For a plan over shape ranges: the shapes compiled so far, and the plan that runs these input
+  // shapes (its bucket, and whether they are the bucket's own: Plan::bucket, bucket_exact).
+  size_t shapes_compiled() const { return bound_.size(); }
+  const Plan& plan_at(const std::vector<Shape>& input_shapes);
+
  private:
+  struct Bound;   // the model bound to one set of input shapes, its plan and its executor
   // Inputs by name in inputs() order, each checked to exist (UserError naming it otherwise).
   std::vector<ConstTensorView> ordered(const std::map<std::string, HostTensor>& inputs) const;
+  // The model, plan and executor for these input shapes (inputs() order), compiled on first use.
+  Bound& bound_at(const std::vector<Shape>& input_shapes);
+  std::unique_ptr<Bound> bind(const Model& model, const Plan& plan) const;
 
   Model model_;
-  Plan plan_;
   SessionOptions options_;
-  std::unique_ptr<Executor> executor_;
+  std::map<std::vector<Shape>, std::unique_ptr<Bound>> bound_;   // by input shapes; the model's own first
+  Bound* own_ = nullptr;                                          // the model's own shapes
   std::vector<TensorInfo> inputs_, outputs_;
 };
 

@@ -38,6 +38,7 @@
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
 #include "tessera/plan.h"
+#include "tessera/shape_range.h"
 #include "tessera/steering_rule.h"
 
 namespace tessera {
@@ -91,6 +92,25 @@ struct TunedPlan {
 // records where (Plan::tuned_on: options.threads, this machine).
 TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                      CostDatabase* database, const TuneOptions& options);
+
+// Shape ranges (shape_range.h): a plan per bucket, bucket b's on graphs[b] (the model bound to
+// it). Every bucket runs the pipeline above, unless `anchors_only` and the cost model measures:
+// then only the anchors do (ShapeBuckets::anchor: every varying dimension at MIN, OPT or MAX,
+// 3 buckets for one axis however many lie between), and every other bucket races the anchors'
+// plans end to end at its own shapes (verified_choice.h: the same race, its figures kept in the
+// database) and keeps the fastest, whose plan it then shares in the file. Tune time then grows
+// with the anchors, not with the buckets: a bucket between them costs a race of at most as many
+// plans as there are anchors, instead of a search over measured candidates.
+struct TunedBuckets {
+  std::vector<TunedPlan> plans;      // per bucket
+  std::vector<double> seconds;       // per bucket: its pipeline or its race, wall-clock
+  std::vector<bool> searched;        // per bucket: searched (true) or raced among the anchors' plans
+};
+TunedBuckets tune_buckets(const std::vector<const Graph*>& graphs, const ShapeBuckets& buckets,
+                          const std::vector<BackendSpec>& backends, const CostModel& model, CostDatabase* database,
+                          const TuneOptions& options, bool anchors_only);
+// Whether tune_buckets searches bucket b (false: raced among the anchors' plans).
+bool bucket_searched(const ShapeBuckets& buckets, size_t b, const CostModel& model, bool anchors_only);
 
 // One line per raced contender ("single:onednn   1.234 ms  (measured now)  <- chosen"), then
 // the in-plan line, for a person; nothing when there was no race and no in-plan price.

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/model_options.h"
+#include "cli/shape_range_options.h"
 #include "cli/steering_options.h"
 #include "search/partitioner.h"
 #include "tune/bench.h"
@@ -54,7 +56,47 @@ struct BenchArgs {
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
   SteeringOptions steering;
+  ShapeRangeOptions shape_ranges;
 };
+
+// One bucket's rows (the only ones without shape ranges; `shapes` empty then).
+struct BucketRows {
+  std::string shapes;
+  std::vector<BenchRow> rows;
+};
+
+nlohmann::json rows_json(const std::vector<BucketRows>& buckets) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const BucketRows& b : buckets)
+    for (const BenchRow& r : b.rows) {
+      nlohmann::json j;
+      if (!b.shapes.empty()) j["input_shapes"] = b.shapes;
+      j["backends"] = r.backends;
+      j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
+      j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
+      if (r.rel_error) j["rel_error"] = *r.rel_error;   // verified error of a budgeted plan
+      if (!r.chosen.empty()) j["chosen"] = r.chosen;    // tune's end-to-end choice, when it made one
+      if (!r.error.empty()) j["error"] = r.error;
+      list.push_back(j);
+    }
+  return list;
+}
+
+void print_rows(const std::vector<BenchRow>& rows) {
+  std::printf("%-28s %14s %14s %8s\n", "backends", "predicted ms", "measured ms", "pred/meas");
+  for (const BenchRow& r : rows) {
+    std::string name;
+    for (const std::string& b : r.backends) name += (name.empty() ? "" : ",") + b;
+    auto cell = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 10) : std::string("-"); };
+    std::string ratio = r.predicted_ms && r.measured_ms && *r.measured_ms > 0
+                            ? std::to_string(*r.predicted_ms / *r.measured_ms).substr(0, 5) : "-";
+    std::printf("%-28s %14s %14s %8s%s%s", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
+                ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
+    if (r.rel_error) std::printf("  rel error %.3g", *r.rel_error);
+    if (!r.chosen.empty()) std::printf("  (%s, chosen end to end)", r.chosen.c_str());
+    std::printf("\n");
+  }
+}
 
 void run_bench(const BenchArgs& a) {
   if (a.combos.empty()) throw UserError("--combos", "", "give at least one backend combination, e.g. \"ref\" \"ref,onednn\"");
@@ -74,12 +116,14 @@ void run_bench(const BenchArgs& a) {
     combos.push_back(split_backend_list(c));
     for (BackendSpec& b : resolve_backends(combos.back(), {})) all.push_back(std::move(b));
   }
-  Graph graph = a.model.load();
+  // With shape ranges, every bucket is benched at its own shapes, one table each.
+  std::optional<ShapeBuckets> buckets;
+  if (a.shape_ranges.given()) buckets = a.shape_ranges.buckets();
+  const std::vector<Graph> graphs = ShapeRangeOptions::load_graphs(a.model, buckets);
   // Steering is checked against every backend named before anything is measured; each
   // combination then obeys what concerns it (bench.h).
   const std::vector<SteeringRule> steering = a.steering.rules();
-  Steering::resolve(graph, all, steering, a.model.path);
-  std::vector<HostTensor> inputs = model_inputs(graph, 0);
+  for (const Graph& g : graphs) Steering::resolve(g, all, steering, a.model.path);
   const std::string cost = a.cost.empty() ? default_cost_spec(all) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(std::max(1, a.threads), a.cache));
   // Measurements go to a persistent database, as with `tune`.
@@ -102,52 +146,47 @@ void run_bench(const BenchArgs& a) {
     if (i < a.combos.size()) std::fprintf(stderr, "tessera: bench %zu/%zu: %s\n", i + 1, a.combos.size(), a.combos[i].c_str());
     else std::fprintf(stderr, "tessera: bench: timing the plans in interleaved rounds\n");
   };
+  // Each combination's plan per bucket, for --plan-dir (one plan file per combination).
+  std::vector<std::vector<Plan>> plans(combos.size());
   if (!a.plan_dir.empty()) {
     make_output_dir("--plan-dir", a.plan_dir);
-    options.on_plan = [&](size_t i, const Plan& plan) {
-      std::string name;
-      for (const std::string& b : combos[i]) name += (name.empty() ? "" : "+") + b;
-      const std::string path = (std::filesystem::path(a.plan_dir) / (name + ".json")).string();
-      write_plan_file(path, plan, graph, {});
-      note_written(path);
-    };
+    options.on_plan = [&](size_t i, const Plan& plan) { plans[i].push_back(plan); };
   }
-  const std::vector<BenchRow> rows = bench_combinations(graph, inputs, combos, *model, options);
+  std::vector<BucketRows> results;
+  for (size_t b = 0; b < graphs.size(); ++b) {
+    if (buckets) std::fprintf(stderr, "tessera: bench: bucket %s\n", input_shapes_text(buckets->buckets[b]).c_str());
+    const std::vector<HostTensor> inputs = model_inputs(graphs[b], 0);
+    results.push_back({buckets ? input_shapes_text(buckets->buckets[b]) : "", bench_combinations(graphs[b], inputs, combos, *model, options)});
+  }
+  for (size_t i = 0; i < plans.size() && !a.plan_dir.empty(); ++i) {
+    std::string name;
+    for (const std::string& b : combos[i]) name += (name.empty() ? "" : "+") + b;
+    const std::string path = (std::filesystem::path(a.plan_dir) / (name + ".json")).string();
+    if (plans[i].size() != graphs.size()) continue;   // the combination could not be planned
+    if (buckets) {
+      std::vector<TunedBucket> tb;
+      for (size_t b = 0; b < graphs.size(); ++b) tb.push_back({buckets->buckets[b], &plans[i][b], &graphs[b]});
+      write_plan_set_file(path, buckets->ranges, tb, buckets->primary);
+    } else {
+      write_plan_file(path, plans[i][0], graphs[0], {});
+    }
+    note_written(path);
+  }
 
   if (a.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const BenchRow& r : rows) {
-      nlohmann::json j;
-      j["backends"] = r.backends;
-      j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
-      j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
-      if (r.rel_error) j["rel_error"] = *r.rel_error;   // verified error of a budgeted plan
-      if (!r.chosen.empty()) j["chosen"] = r.chosen;    // tune's end-to-end choice, when it made one
-      if (!r.error.empty()) j["error"] = r.error;
-      list.push_back(j);
-    }
-    std::printf("%s\n", list.dump(2).c_str());
+    std::printf("%s\n", rows_json(results).dump(2).c_str());
   } else {
     std::printf("%s (cost %s, search %s, %d thread%s, raced in interleaved rounds of >= %d runs)\n", a.model.path.c_str(), model->name().c_str(),
                 a.search.c_str(), a.threads, a.threads == 1 ? "" : "s", a.repeat);
-    std::printf("%-28s %14s %14s %8s\n", "backends", "predicted ms", "measured ms", "pred/meas");
-    for (const BenchRow& r : rows) {
-      std::string name;
-      for (const std::string& b : r.backends) name += (name.empty() ? "" : ",") + b;
-      auto cell = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 10) : std::string("-"); };
-      std::string ratio = r.predicted_ms && r.measured_ms && *r.measured_ms > 0
-                              ? std::to_string(*r.predicted_ms / *r.measured_ms).substr(0, 5) : "-";
-      std::printf("%-28s %14s %14s %8s%s%s", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
-                  ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
-      if (r.rel_error) std::printf("  rel error %.3g", *r.rel_error);
-      if (!r.chosen.empty()) std::printf("  (%s, chosen end to end)", r.chosen.c_str());
-      std::printf("\n");
+    for (const BucketRows& b : results) {
+      if (!b.shapes.empty()) std::printf("bucket %s\n", b.shapes.c_str());
+      print_rows(b.rows);
     }
   }
   if (!a.svg.empty()) {
     std::ofstream out(a.svg);
     if (!out) throw UserError(a.svg, "", "cannot write");
-    out << bench_chart_svg(a.model.path + ": predicted (" + model->name() + ") vs measured", rows);
+    out << bench_chart_svg(a.model.path + ": predicted (" + model->name() + ") vs measured", results[buckets ? buckets->primary : 0].rows);
     out.close();
     if (!out) throw UserError(a.svg, "", "cannot write");
     note_written(a.svg);
@@ -177,6 +216,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--plan-dir", args->plan_dir, "write each combination's plan here, named <a+b+c>.json");
   args->accuracy.add_to(*cmd);
   args->steering.add_to(*cmd);
+  args->shape_ranges.add_to(*cmd, false);
   cmd->callback([args] { run_bench(*args); });
 }
 

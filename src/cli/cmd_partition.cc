@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/accuracy_options.h"
@@ -17,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/model_options.h"
+#include "cli/shape_range_options.h"
 #include "cli/steering_options.h"
 #include "search/explain.h"
 #include "search/why_not.h"
@@ -57,6 +59,7 @@ struct PartitionArgs {
   size_t search_memory_mb = 0;   // 0: default_search_memory()
   AccuracyOptions accuracy;
   SteeringOptions steering;
+  ShapeRangeOptions shape_ranges;
 };
 
 // The --emit hook: writes everything under DIR that docs/design.md lists (src/emit/emit_pipeline.h):
@@ -102,7 +105,13 @@ void run_partition(const PartitionArgs& a) {
   std::vector<BackendSpec> backends = resolve_backends(backends_for_search(split_backend_list(a.backends), a.search), a.specs);
   const std::string cost = a.cost.empty() ? default_cost_spec(backends) : a.cost;
   std::unique_ptr<CostModel> model = make_cost_model(cost, cli_cost_model_options(a.compute_threads, a.cache));
-  Graph graph = a.model.load();
+  // With shape ranges, one graph per bucket; the primary one (opt) is what --emit, --explain and
+  // --why show.
+  std::optional<ShapeBuckets> buckets;
+  if (a.shape_ranges.given()) buckets = a.shape_ranges.buckets();
+  const std::vector<Graph> graphs = ShapeRangeOptions::load_graphs(a.model, buckets);
+  const size_t primary = buckets ? buckets->primary : 0;
+  const Graph& graph = graphs[primary];
   // Measurements are expensive: they always go to a persistent database, as with `tune`.
   std::unique_ptr<CostDatabase> db;
   if (!a.cache.empty()) db = CostDatabase::open(a.cache);
@@ -124,19 +133,36 @@ void run_partition(const PartitionArgs& a) {
   // Measured costs: tune's pipeline, end to end (the verdicts tune left in the database are reused).
   std::vector<WhyQuery> why;   // checked before anything is measured
   for (const std::string& w : a.steering.why) why.push_back(parse_why(w, graph, backends));
-  TunedPlan tuned = tune_graph(graph, backends, *model, db.get(), options);
-  print_tune_record(tuned, a.compute_threads);
+  std::vector<TunedPlan> all;
+  if (buckets) {
+    std::vector<const Graph*> pointers;
+    for (const Graph& g : graphs) pointers.push_back(&g);
+    all = tune_buckets(pointers, *buckets, backends, *model, db.get(), options, a.shape_ranges.anchors_only()).plans;
+  } else {
+    all.push_back(tune_graph(graph, backends, *model, db.get(), options));
+  }
+  for (const TunedPlan& t : all) print_tune_record(t, a.compute_threads);
+  const TunedPlan& tuned = all[primary];
   model.reset();   // a measuring model's progress ends with its summary line, before the "wrote" lines
 
   PlanJsonOptions json;
   json.with_timings = a.timings;
-  if (!a.plan_path.empty()) {
+  if (!a.plan_path.empty() && buckets) {
+    std::vector<TunedBucket> tb;
+    for (size_t b = 0; b < all.size(); ++b) tb.push_back({buckets->buckets[b], &all[b].plan, &graphs[b]});
+    write_plan_set_file(a.plan_path, buckets->ranges, tb, primary);
+    note_written(a.plan_path);
+  } else if (!a.plan_path.empty()) {
     write_plan_file(a.plan_path, tuned.plan, graph, json);
     note_written(a.plan_path);
   }
   if (!a.emit_dir.empty()) emit_outputs(a.emit_dir, tuned.plan, graph, json);
   if (a.explain) std::fputs(explain_plan(*tuned.search, graph).c_str(), stdout);
   else if (a.plan_path.empty() && why.empty()) print_summary(tuned.plan);
+  for (size_t b = 0; buckets && b < all.size(); ++b) {
+    std::printf("bucket %-24s %s, total cost %s%s\n", input_shapes_text(buckets->buckets[b]).c_str(), count_of(all[b].plan.partitions.size(), "partition").c_str(),
+                summary_cost(all[b].plan, all[b].plan.total_cost).c_str(), b == primary ? "  (opt: the top-level plan)" : "");
+  }
   if (!why.empty()) {
     const Steering steering = Steering::resolve(graph, backends, options.steering, a.model.path);
     for (const WhyQuery& q : why) std::fputs(explain_why(*tuned.search, graph, backends, steering, q).c_str(), stdout);
@@ -173,6 +199,7 @@ void add_partition_command(CLI::App& app) {
   args->accuracy.add_to(*cmd);
   args->steering.add_to(*cmd);
   args->steering.add_why_to(*cmd);
+  args->shape_ranges.add_to(*cmd);
   cmd->add_flag("--timings", args->timings, "write real *_ms statistics into the plan (no longer byte-stable)");
   cmd->callback([args] { run_partition(*args); });
 }

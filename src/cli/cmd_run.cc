@@ -31,6 +31,7 @@
 #include "emit/module_printer.h"
 #include "runtime/npy.h"
 #include "tessera/plan.h"
+#include "tessera/shape_range.h"
 #include "support/plural.h"
 #include "runtime/ref_check.h"
 #include "support/text.h"
@@ -52,6 +53,7 @@ struct RunArgs {
   bool profile = false;
   std::vector<std::string> against;
   bool allow_fallback = false;
+  bool each_bucket = false;
 };
 
 std::map<std::string, HostTensor> read_inputs(const std::vector<std::string>& specs) {
@@ -99,13 +101,81 @@ void print_profile(const Executor& executor, const std::vector<CallProfile>& cal
               measured > 0 ? predicted / measured : 0.0);
 }
 
+// Where a plan over shape ranges put these shapes, in words (nothing for a plan for one shape).
+std::optional<std::string> bucket_note(const Plan& plan, const Graph& graph) {
+  if (!plan.shape_set) return std::nullopt;
+  const PlanSet& set = *plan.shape_set;
+  const PlanBucket& b = set.buckets[plan.bucket];
+  return "bucket " + std::to_string(plan.bucket) + " of " + std::to_string(set.buckets.size()) + " (" +
+         input_shapes_text(b.input_shapes) + ", plan " + std::to_string(b.plan) + " of " + std::to_string(plan_set_plan_count(set)) +
+         ")" + (plan.bucket_exact ? "" : ", its plan tuned at " + input_shapes_text(plan.input_shapes) + " compiled at these shapes");
+}
+
+// The shapes the model is bound to: --input-shape; else the --input files' shapes (a plan over
+// shape ranges runs them), then the plan's own for symbolic dimensions still unbound.
+std::vector<std::pair<std::string, Shape>> binding_shapes(const RunArgs& a, const std::map<std::string, HostTensor>& given) {
+  std::vector<std::pair<std::string, Shape>> shapes;
+  for (const auto& [name, t] : given) shapes.emplace_back(name, t.type.shape);
+  for (const auto& [name, shape] : read_plan_input_shapes(a.plan_path))
+    if (!given.count(name)) shapes.emplace_back(name, shape);
+  return shapes;
+}
+
+// --each-bucket: every bucket of a plan over shape ranges at its own shapes, one row each.
+void run_each_bucket(const RunArgs& a) {
+  Graph probe = a.model.load_for_plan(read_plan_input_shapes(a.plan_path));
+  const Plan top = read_plan_file(a.plan_path, probe);
+  if (!top.shape_set) throw UserError(a.plan_path, "", "--each-bucket needs a plan made with --shape-range or --shapes");
+  const PlanSet& set = *top.shape_set;
+  nlohmann::json rows = nlohmann::json::array();
+  if (!a.json)
+    std::printf("%-6s %-28s %5s %12s %12s %12s %s\n", "bucket", "shapes", "plan", "predicted ms", "measured ms", "compile ms",
+                a.check ? "check" : "");
+  bool all_ok = true;
+  for (size_t b = 0; b < set.buckets.size(); ++b) {
+    ModelOptions mo = a.model;
+    mo.input_shapes.clear();
+    for (const auto& [name, shape] : set.binding(b, model_input_shapes(probe))) mo.input_shapes.push_back(name + "=" + shape_to_string(shape));
+    const Graph graph = mo.load();
+    const Plan plan = read_plan_file(a.plan_path, graph);
+    check_plan_backends(plan, graph, a.plan_path, a.allow_fallback);
+    const std::vector<HostTensor> inputs = model_inputs(graph, a.seed);
+    ExecutorOptions options;
+    options.seed = a.seed;
+    Executor executor(graph, plan, options);
+    std::optional<CheckReport> report;
+    if (a.check) report = check_against_ref(executor, inputs);
+    const LatencyStats latency = measure_latency(executor, inputs, a.repeat);
+    const double predicted = set.buckets[b].total_cost.is_value() ? set.buckets[b].total_cost.seconds() * 1e3 : -1;
+    all_ok &= !report || report->ok;
+    rows.push_back({{"bucket", b}, {"input_shapes", input_shapes_text(set.buckets[b].input_shapes)}, {"plan", set.buckets[b].plan},
+                    {"predicted_ms", predicted >= 0 ? nlohmann::json(predicted) : nlohmann::json(nullptr)},
+                    {"latency_ms", latency.median_ms}, {"compile_ms", executor.compile_ms()},
+                    {"max_abs_error", report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr)},
+                    {"ok", !report || report->ok}});
+    if (!a.json)
+      std::printf("%-6zu %-28s %5zu %12.4f %12.4f %12.1f %s\n", b, input_shapes_text(set.buckets[b].input_shapes).c_str(),
+                  set.buckets[b].plan, predicted, latency.median_ms, executor.compile_ms(),
+                  !report ? "" : report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
+  }
+  if (a.json) std::printf("%s\n", nlohmann::json{{"buckets", rows}, {"ok", all_ok}}.dump().c_str());
+  if (!all_ok) {
+    std::fflush(stdout);
+    std::exit(1);
+  }
+}
+
 void run_run(const RunArgs& a) {
   if (a.repeat < 1) throw UserError("--repeat", "", "must be >= 1");
   if (a.threads < 1) throw UserError("--threads", "", "must be >= 1");
   set_compute_threads(a.threads);
-  // Symbolic dimensions the user does not bind take the shapes the plan was made for.
-  Graph graph = a.model.load_for_plan(read_plan_input_shapes(a.plan_path));
+  if (a.each_bucket) return run_each_bucket(a);
+  const std::map<std::string, HostTensor> given = read_inputs(a.inputs);
+  // Symbolic dimensions the user does not bind take the shapes of the --input files, else the
+  // shapes the plan was made for.
+  Graph graph = a.model.load_for_plan(binding_shapes(a, given));
   Plan plan = read_plan_file(a.plan_path, graph);
+  const std::optional<std::string> bucket = bucket_note(plan, graph);
   // An edited or foreign plan: backends this build runs, nodes they take (plan_backends.h).
   for (const std::string& note : check_plan_backends(plan, graph, a.plan_path, a.allow_fallback))
     std::fprintf(stderr, "tessera: warning: %s\n", note.c_str());
@@ -120,7 +190,7 @@ void run_run(const RunArgs& a) {
       check_plan_backends(against.back().second, graph, path, a.allow_fallback);
     }
   }
-  std::vector<HostTensor> inputs = model_inputs(graph, a.seed, read_inputs(a.inputs));
+  std::vector<HostTensor> inputs = model_inputs(graph, a.seed, given);
 
   ExecutorOptions options;
   options.seed = a.seed;
@@ -159,6 +229,9 @@ void run_run(const RunArgs& a) {
     j["max_abs_error"] = report ? nlohmann::json(report->max_abs_error) : nlohmann::json(nullptr);
     j["ok"] = ok;
     if (report && budget) j["rel_error"] = report->max_rel_error;
+    if (bucket)
+      j["bucket"] = {{"index", plan.bucket}, {"input_shapes", input_shapes_text(plan.shape_set->buckets[plan.bucket].input_shapes)},
+                     {"exact", plan.bucket_exact}, {"compile_ms", executor.compile_ms()}};
     if (!race.empty()) {
       j["race"] = nlohmann::json::array();
       for (const RacedPlan& r : race) j["race"].push_back({{"plan", r.path}, {"latency_ms", r.latency_ms}});
@@ -169,6 +242,7 @@ void run_run(const RunArgs& a) {
                 count_of(plan.partitions.size(), "partition").c_str(),
                 count_of(executor.module().functions.size(), "function").c_str(), executor.module().external_modules.size(), executor.compile_ms(),
                 static_cast<double>(executor.workspace_bytes()) / (1 << 20));
+    if (bucket) std::printf("shapes: %s: %s\n", input_shapes_text(model_input_shapes(graph)).c_str(), bucket->c_str());
     std::printf("latency: median %.3f ms (min %.3f, max %.3f) over %d runs, %d thread%s\n", latency.median_ms,
                 latency.min_ms, latency.max_ms, a.repeat, a.threads, a.threads == 1 ? "" : "s");
     if (!race.empty()) {
@@ -192,7 +266,12 @@ void run_run(const RunArgs& a) {
                     report->ok ? "ok" : ("FAILED: " + report->first_failure()).c_str());
     }
   }
-  if (a.profile && !a.json) print_profile(executor, calls);
+  if (a.profile && !a.json) {
+    print_profile(executor, calls);
+    if (!plan.bucket_exact)   // between buckets the plan's prices are its bucket's, not these shapes'
+      std::printf("predicted: the prices of the plan as tuned at %s, not at these shapes\n",
+                  input_shapes_text(plan.input_shapes).c_str());
+  }
   if (!ok) {   // a failed check is not a usage error (2): exit 1, after the report
     std::fflush(stdout);
     std::exit(1);
@@ -222,6 +301,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--allow-fallback", args->allow_fallback,
                 "run a plan that puts a node on a backend whose spec refuses it (an edited plan): such partitions "
                 "run on ref's kernels where the backend cannot compile them, with a warning, instead of exit 2");
+  cmd->add_flag("--each-bucket", args->each_bucket,
+                "a plan made with --shape-range: run every bucket at its own shapes, one row each (predicted, measured, "
+                "compile ms; with --check, checked against ref)");
   cmd->callback([args] { run_run(*args); });
 }
 

@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <tbb/parallel_for.h>
@@ -47,6 +48,7 @@
 #include "cost_models/measure/measure_progress.h"
 #include "backends/compilers/backend_compiler.h"
 #include "cli/model_options.h"
+#include "cli/shape_range_options.h"
 #include "cli/steering_options.h"
 #include "search/candidate_layouts.h"
 #include "search/partitioner.h"
@@ -102,6 +104,7 @@ struct TuneArgs {
   bool no_verify = false;
   AccuracyOptions accuracy;
   SteeringOptions steering;
+  ShapeRangeOptions shape_ranges;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -215,47 +218,65 @@ void measure_distributed(distributed::MpiSession& mpi, const distributed::Work& 
     std::fprintf(stderr, "tessera: warning: rank %d never reported; it measured nothing\n", r);
 }
 
-// What both phases work on, fixed before anything is measured: the models, the accuracy budget,
-// the steering rules and the --why queries.
+// What both phases work on, fixed before anything is measured: the graphs (one per model, or
+// with --shape-range one per model and bucket), the accuracy budget, the steering rules and the
+// --why queries.
 struct TuneInputs {
   const TuneArgs& args;
   const std::vector<BackendSpec>& backends;
   std::vector<Graph> graphs;
+  std::vector<size_t> model_of;    // per graph: its model's index in args.models
+  std::vector<size_t> bucket_of;   // per graph: its bucket (0 without shape ranges)
+  std::optional<ShapeBuckets> buckets;
   AccuracyBudget budget;
   std::vector<SteeringRule> steering;
-  std::vector<std::vector<WhyQuery>> why;   // per model: the queries naming one of its nodes
+  std::vector<std::vector<WhyQuery>> why;   // per graph: the queries naming one of its nodes
+
+  const std::string& model_path(size_t g) const { return args.models[model_of[g]]; }
+  // --why is answered once per model: at its primary bucket.
+  bool answers_why(size_t g) const { return !buckets || bucket_of[g] == buckets->primary; }
+  // Whether graph g's candidates are measured: every graph's, or with --bucket-tune anchors only
+  // the anchor buckets' (the others race the anchors' plans; tune.h).
+  bool searched(size_t g) const { return !buckets || !args.shape_ranges.anchors_only() || buckets->anchor(bucket_of[g]); }
 };
 
-std::vector<Graph> load_models(const TuneArgs& a) {
-  std::vector<Graph> graphs;
-  for (const std::string& path : a.models) {
-    ModelOptions mo{path, a.input_shapes, a.verbose, true, a.no_simplify};
-    graphs.push_back(mo.load());
-  }
-  return graphs;
+void load_models(const TuneArgs& a, TuneInputs& in) {
+  if (a.shape_ranges.given()) in.buckets = a.shape_ranges.buckets();
+  const size_t per_model = in.buckets ? in.buckets->buckets.size() : 1;
+  for (size_t m = 0; m < a.models.size(); ++m)
+    for (size_t b = 0; b < per_model; ++b) {
+      std::vector<std::string> shapes =
+          in.buckets ? ShapeRangeOptions::bucket_input_shapes(*in.buckets, b, a.input_shapes) : a.input_shapes;
+      ModelOptions mo{a.models[m], shapes, a.verbose, true, a.no_simplify};
+      in.graphs.push_back(mo.load());
+      in.model_of.push_back(m);
+      in.bucket_of.push_back(b);
+    }
 }
 
 // Each --why query goes to every model with its node; a query no model has throws, naming the node.
-std::vector<std::vector<WhyQuery>> why_queries(const TuneArgs& a, const std::vector<Graph>& graphs,
-                                               const std::vector<BackendSpec>& backends) {
+std::vector<std::vector<WhyQuery>> why_queries(const TuneInputs& in) {
+  const std::vector<Graph>& graphs = in.graphs;
   std::vector<std::vector<WhyQuery>> why(graphs.size());
-  for (const std::string& w : a.steering.why) {
+  for (const std::string& w : in.args.steering.why) {
     bool found = false;
     for (size_t m = 0; m < graphs.size(); ++m)
-      if (graphs[m].find_node(w.substr(0, w.rfind('='))) != kNoNode || graphs[m].find_node(w) != kNoNode) {
-        why[m].push_back(parse_why(w, graphs[m], backends));
+      if (in.answers_why(m) &&
+          (graphs[m].find_node(w.substr(0, w.rfind('='))) != kNoNode || graphs[m].find_node(w) != kNoNode)) {
+        why[m].push_back(parse_why(w, graphs[m], in.backends));
         found = true;
       }
-    if (!found) parse_why(w, graphs[0], backends);   // throws, naming the node
+    if (!found) parse_why(w, graphs[0], in.backends);   // throws, naming the node
   }
   return why;
 }
 
 // Loads the models and checks the steering and --why against them, before anything is measured.
 TuneInputs load_inputs(const TuneArgs& a, const std::vector<BackendSpec>& backends) {
-  TuneInputs in{a, backends, load_models(a), a.accuracy.budget(), a.steering.rules(), {}};
-  for (size_t m = 0; m < in.graphs.size(); ++m) Steering::resolve(in.graphs[m], backends, in.steering, a.models[m]);   // fail early
-  in.why = why_queries(a, in.graphs, backends);
+  TuneInputs in{a, backends, {}, {}, {}, std::nullopt, a.accuracy.budget(), a.steering.rules(), {}};
+  load_models(a, in);
+  for (size_t g = 0; g < in.graphs.size(); ++g) Steering::resolve(in.graphs[g], backends, in.steering, in.model_path(g));   // fail early
+  in.why = why_queries(in);
   return in;
 }
 
@@ -308,16 +329,17 @@ struct TuneRequests {
     functions.resize(in.graphs.size());
     for (size_t m = 0; m < in.graphs.size(); ++m) {
       first_request.push_back(requests.size());
-      // An int8 variant's functions carry calibrated ranges: measured as the search will ask for them.
-      add_candidate_requests(budget_search_graph(in.graphs[m], in.backends, in.budget), in.backends, in.args.jobs, in.steering,
-                             in.args.models[m], functions[m], requests);
+      if (in.searched(m))
+        // An int8 variant's functions carry calibrated ranges: measured as the search will ask for them.
+        add_candidate_requests(budget_search_graph(in.graphs[m], in.backends, in.budget), in.backends, in.args.jobs,
+                               in.steering, in.model_path(m), functions[m], requests);
     }
     first_request.push_back(requests.size());
   }
-  // The distinct cost keys of model m's requests.
-  size_t distinct_keys(const MeasuredCostModel& model, size_t m) const {
+  // The distinct cost keys of the requests of graphs [first, last).
+  size_t distinct_keys(const MeasuredCostModel& model, size_t first, size_t last) const {
     std::set<CostKey> own;
-    for (size_t i = first_request[m]; i < first_request[m + 1]; ++i) own.insert(cost_key(model, requests[i]));
+    for (size_t i = first_request[first]; i < first_request[last]; ++i) own.insert(cost_key(model, requests[i]));
     return own.size();
   }
 };
@@ -385,10 +407,10 @@ size_t report_measurements(const TuneReport& report, std::vector<std::string>& i
   return measured;
 }
 
-TuneOptions tune_options(const TuneInputs& in, size_t m) {
+TuneOptions tune_options(const TuneInputs& in, size_t g) {
   const TuneArgs& a = in.args;
   TuneOptions to;
-  to.model_path = a.models[m];
+  to.model_path = in.model_path(g);
   to.search = a.search;
   to.jobs = a.jobs;
   to.threads = a.threads;
@@ -412,23 +434,57 @@ void print_plan_summary(const Plan& plan, double ms, size_t measured, const Tune
   if (plan.accuracy) std::printf("  %s\n", accuracy_summary(plan).c_str());
 }
 
-// Phase 2 for model m: the tuning pipeline, its plan written and summed up, its --why answered.
-void tune_model(const TuneInputs& in, size_t m, const std::string& plan_path, MeasuredCostModel& model,
+double plan_ms(const Plan& plan) { return plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0; }
+
+// Phase 2 for the graphs [first, last) of one model (one, or one per bucket): the tuning
+// pipeline per graph, the plan (or the buckets' plan file) written and summed up, --why answered.
+void tune_model(const TuneInputs& in, size_t first, size_t last, const std::string& plan_path, MeasuredCostModel& model,
                 CostDatabase* db, const TuneRequests& reqs, size_t measured, TuneReport& report) {
-  const Graph& graph = in.graphs[m];
-  const TunedPlan tuned = tune_graph(graph, in.backends, model, db, tune_options(in, m));
-  print_tune_record(tuned, in.args.threads);
-  if (!plan_path.empty()) {
-    write_plan_file(plan_path, tuned.plan, graph, {});
+  std::vector<TunedPlan> tuned;
+  std::vector<double> tune_s;
+  std::vector<bool> searched;
+  if (in.buckets) {
+    std::vector<const Graph*> graphs;
+    for (size_t g = first; g < last; ++g) graphs.push_back(&in.graphs[g]);
+    TunedBuckets tb = tune_buckets(graphs, *in.buckets, in.backends, model, db, tune_options(in, first),
+                                   in.args.shape_ranges.anchors_only());
+    tuned = std::move(tb.plans);
+    tune_s = std::move(tb.seconds);
+    searched = std::move(tb.searched);
+  } else {
+    const auto t0 = Clock::now();
+    tuned.push_back(tune_graph(in.graphs[first], in.backends, model, db, tune_options(in, first)));
+    tune_s.push_back(seconds_since(t0));
+  }
+  for (const TunedPlan& t : tuned) print_tune_record(t, in.args.threads);
+  const size_t primary = in.buckets ? in.buckets->primary : 0;
+  if (in.buckets) {
+    std::vector<TunedBucket> buckets;
+    for (size_t b = 0; b < tuned.size(); ++b) buckets.push_back({in.buckets->buckets[b], &tuned[b].plan, &in.graphs[first + b]});
+    for (size_t b = 0; b < tuned.size(); ++b) {
+      std::printf("bucket %-24s %s, predicted %.4f ms, %s in %.2f s%s\n", input_shapes_text(buckets[b].shapes).c_str(),
+                  count_of(tuned[b].plan.partitions.size(), "partition").c_str(), plan_ms(tuned[b].plan),
+                  searched[b] ? "searched" : "raced the anchors' plans", tune_s[b],
+                  b == primary ? "  (opt: the plan file's top-level plan)" : "");
+    }
+    if (!plan_path.empty()) {
+      write_plan_set_file(plan_path, in.buckets->ranges, buckets, primary);
+      note_written(plan_path);
+    }
+  } else if (!plan_path.empty()) {
+    write_plan_file(plan_path, tuned[0].plan, in.graphs[first], {});
     note_written(plan_path);
   }
-  const Plan& plan = tuned.plan;
-  double ms = plan.total_cost.is_value() ? plan.total_cost.seconds() * 1e3 : 0.0;
-  report.models.push_back({in.args.models[m], plan_path, plan.partitions.size(), reqs.distinct_keys(model, m), ms});
+  const Plan& plan = tuned[primary].plan;
+  const double ms = plan_ms(plan);
+  report.models.push_back({in.model_path(first), plan_path, plan.partitions.size(), reqs.distinct_keys(model, first, last), ms,
+                           last - first, tune_s});
   print_plan_summary(plan, ms, measured, report);
-  if (!in.why[m].empty()) {
-    const Steering resolved = Steering::resolve(graph, in.backends, in.steering, in.args.models[m]);
-    for (const WhyQuery& q : in.why[m]) std::fputs(explain_why(*tuned.search, graph, in.backends, resolved, q).c_str(), stdout);
+  for (size_t g = first; g < last; ++g) {
+    if (in.why[g].empty()) continue;
+    const Steering resolved = Steering::resolve(in.graphs[g], in.backends, in.steering, in.model_path(g));
+    for (const WhyQuery& q : in.why[g])
+      std::fputs(explain_why(*tuned[g - first].search, in.graphs[g], in.backends, resolved, q).c_str(), stdout);
   }
 }
 
@@ -465,7 +521,10 @@ void tune_models(const TuneArgs& a, const std::vector<BackendSpec>& backends, co
   // model's journal; under MPI: as the estimator's cache). Anything still missing (a job no rank
   // could finish) is measured here, on rank 0, and counted as rank 0's.
   const size_t before = model.stats().measured;
-  for (size_t m = 0; m < in.graphs.size(); ++m) tune_model(in, m, plans[m], model, db.get(), reqs, measured, report);
+  for (size_t first = 0, last = 0; first < in.graphs.size(); first = last) {
+    while (last < in.graphs.size() && in.model_of[last] == in.model_of[first]) ++last;
+    tune_model(in, first, last, plans[in.model_of[first]], model, db.get(), reqs, measured, report);
+  }
   report.measured_per_rank[0] += model.stats().measured - before;
   report.wall_s = seconds_since(t0);
   if (!a.report.empty()) {
@@ -528,6 +587,7 @@ void add_tune_command(CLI::App& app) {
   args->accuracy.add_to(*cmd);
   args->steering.add_to(*cmd);
   args->steering.add_why_to(*cmd);
+  args->shape_ranges.add_to(*cmd);
   cmd->callback([args] { run_tune(*args); });
 }
 

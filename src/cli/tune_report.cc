@@ -18,7 +18,8 @@ void write_tune_report(const std::string& path, const TuneReport& r) {
   for (const TuneReport::Host& h : r.hosts) hosts.push_back({{"rank", h.rank}, {"host", h.host}, {"machine", h.machine}});
   for (const TuneReport::Model& m : r.models)
     models.push_back({{"model", m.model}, {"plan", m.plan}, {"partitions", m.partitions},
-                      {"distinct", m.distinct}, {"predicted_ms", m.predicted_ms}});
+                      {"distinct", m.distinct}, {"predicted_ms", m.predicted_ms}, {"buckets", m.buckets},
+                      {"bucket_tune_s", m.bucket_tune_s}});
   json j = {{"ranks", r.ranks},           {"measured_per_rank", r.measured_per_rank},
             {"from_database", r.from_database}, {"invalid", r.invalid},
             {"wall_s", r.wall_s},         {"measure_s", r.measure_s},

@@ -3,8 +3,10 @@
 // with these extra fields: "measure_s" (the measuring phase), "candidates" (requests over all
 // models), "distinct" (distinct cost keys among them: from_database + what was measured),
 // "database", "redealt", "late", "dead_ranks", "silent_ranks", "hosts" ([{"rank", "host",
-// "machine"}]) and "models" ([{"model", "plan", "partitions", "distinct", "predicted_ms"}]; the
-// models' "distinct" add up to more than the run's when they share functions).
+// "machine"}]) and "models" ([{"model", "plan", "partitions", "distinct", "predicted_ms", "buckets",
+// "bucket_tune_s"}]; the models' "distinct" add up to more than the run's when they share
+// functions; with --shape-range, partitions and predicted_ms are the OPT bucket's, bucket_tune_s
+// each bucket's phase 2 in seconds).
 // Written atomically (temporary file + rename), like plans.
 #pragma once
 
@@ -23,6 +25,8 @@ struct TuneReport {
     size_t partitions = 0;
     size_t distinct = 0;   // distinct cost keys of this model alone (shared ones count in each)
     double predicted_ms = 0;
+    size_t buckets = 1;                 // --shape-range: the plan file's buckets
+    std::vector<double> bucket_tune_s;  // per bucket: phase 2 (search, wholes, race) in seconds
   };
   int ranks = 1;
   std::vector<size_t> measured_per_rank;

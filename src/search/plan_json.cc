@@ -17,6 +17,7 @@
 
 #include "tessera/error.h"
 #include "tessera/plan.h"
+#include "tessera/shape_range.h"
 #include "search/cost_display.h"
 #include "ir/structural_hash.h"
 #include "support/text.h"
@@ -88,14 +89,17 @@ std::string read_string(const nlohmann::json& obj, const char* key, const std::s
   return v.get<std::string>();
 }
 
+// `lenient`: a name the model lacks is skipped (a bucket's plan read at another shape, whose
+// import folded that node away).
 IndexSet read_nodes(const nlohmann::json& j, const std::string& file, const std::string& place,
-                    const Graph& graph, const std::map<std::string, int>& by_name) {
+                    const Graph& graph, const std::map<std::string, int>& by_name, bool lenient) {
   if (!j.is_array()) throw UserError(file, place, "expected a list of node names");
   IndexSet set(graph.num_nodes());
   for (size_t i = 0; i < j.size(); ++i) {
     std::string where = place + "[" + std::to_string(i) + "]";
     if (!j[i].is_string()) throw UserError(file, where, "expected a node name");
     auto it = by_name.find(j[i].get<std::string>());
+    if (it == by_name.end() && lenient) continue;
     if (it == by_name.end()) throw UserError(file, where, "no node '" + j[i].get<std::string>() + "' in the model");
     set.insert(it->second);
   }
@@ -370,17 +374,20 @@ std::optional<std::string> partition_cycle(const Plan& plan, const Graph& graph)
 namespace {
 
 // What every step of reading a plan needs: the file (for messages), the model and its node names.
+// `at_other_shape`: a bucket's plan read at shapes other than its own (plan.h, "Shape ranges").
 struct PlanSource {
   const std::string& file;
   const Graph& graph;
+  bool at_other_shape = false;
   std::map<std::string, int> by_name;
 
-  PlanSource(const std::string& file, const Graph& graph) : file(file), graph(graph) {
+  PlanSource(const std::string& file, const Graph& graph, bool at_other_shape = false)
+      : file(file), graph(graph), at_other_shape(at_other_shape) {
     for (int n = 0; n < graph.num_nodes(); ++n) by_name.emplace(graph.node(n).name, n);
   }
   // The node names under obj["nodes"], obj being at `place`.
   IndexSet nodes(const nlohmann::json& obj, const std::string& place) const {
-    return read_nodes(field(obj, "nodes", file, place), file, place + ".nodes", graph, by_name);
+    return read_nodes(field(obj, "nodes", file, place), file, place + ".nodes", graph, by_name, at_other_shape);
   }
 };
 
@@ -401,7 +408,7 @@ void read_plan_header(const nlohmann::json& j, const PlanSource& src, Plan& plan
   plan.search = read_string(j, "search", file, "");
   plan.cost_model = read_string(j, "cost_model", file, "");
   read_binding(j, file, plan);
-  check_plan_binding(plan, src.graph, file);
+  if (!src.at_other_shape) check_plan_binding(plan, src.graph, file);
   plan.total_cost = read_cost(field(j, "total_cost", file, ""), file, "total_cost");
   plan.transfer_cost = read_cost(field(j, "transfer_cost", file, ""), file, "transfer_cost");
   if (j.contains("boundary_cost")) plan.boundary_cost = read_cost(j["boundary_cost"], file, "boundary_cost");
@@ -455,6 +462,7 @@ Partition read_partition(const nlohmann::json& pj, const PlanSource& src, const 
   p.backend = read_string(pj, "backend", file, place);
   p.device = pj.contains("device") ? read_string(pj, "device", file, place) : "cpu";
   p.nodes = src.nodes(pj, place);
+  if (p.nodes.empty() && src.at_other_shape) return p;   // every node folded away at this shape
   if (p.nodes.empty()) throw UserError(file, place + ".nodes", "a partition needs at least one node");
   if (p.nodes.intersects(seen))
     throw UserError(file, place + ".nodes",
@@ -479,8 +487,16 @@ void read_partitions(const nlohmann::json& j, const PlanSource& src, Plan& plan)
   const auto& parts = field(j, "partitions", src.file, "");
   if (!parts.is_array()) throw UserError(src.file, "partitions", "expected a list");
   IndexSet seen(src.graph.num_nodes());
-  for (size_t i = 0; i < parts.size(); ++i)
-    plan.partitions.push_back(read_partition(parts[i], src, "partitions[" + std::to_string(i) + "]", seen));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    Partition p = read_partition(parts[i], src, "partitions[" + std::to_string(i) + "]", seen);
+    if (!p.nodes.empty()) plan.partitions.push_back(std::move(p));
+  }
+  // At its own shapes a plan may leave nodes out (the executor says which); at another shape a
+  // node the bucket's plan does not place is one the import made only at this shape.
+  if (src.at_other_shape && seen.count() < src.graph.num_nodes())
+    throw UserError(src.file, "buckets", "the plan of the bucket chosen for " + input_shapes_text(model_input_shapes(src.graph)) +
+                                             " does not place node '" + src.graph.node(seen.first_unset()).name +
+                                             "', which the model has at these shapes; add them as a bucket (--shapes)");
   if (auto cycle = partition_cycle(plan, src.graph))
     throw UserError(src.file, "partitions", "the partitions form a cycle (" + *cycle +
                                                 "): no order runs them; every partition must only read what earlier ones made");
@@ -494,6 +510,7 @@ void read_boundaries(const nlohmann::json& bs, const PlanSource& src, Plan& plan
     Boundary b;
     std::string value = read_string(bs[i], "value", file, place);
     b.value = src.graph.find_value(value);
+    if (b.value == kNoValue && src.at_other_shape) continue;
     if (b.value == kNoValue) throw UserError(file, place + ".value", "no value named '" + value + "' in the model");
     b.from = read_string(bs[i], "from", file, place);
     b.to = read_string(bs[i], "to", file, place);
@@ -635,14 +652,58 @@ void read_plan_sections(const nlohmann::json& j, const PlanSource& src, Plan& pl
 
 }  // namespace
 
-Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+namespace {
+
+Plan read_one_plan(const nlohmann::json& j, const std::string& file, const Graph& graph, bool at_other_shape) {
   check_plan_format(j, file);
-  const PlanSource src(file, graph);
+  const PlanSource src(file, graph, at_other_shape);
   Plan plan;
   read_plan_header(j, src, plan);
   read_partitions(j, src, plan);
   read_plan_sections(j, src, plan);
   return plan;
+}
+
+// A plan file made over shape ranges: the bucket for the graph's shapes, read at them.
+Plan read_bucket_plan(std::shared_ptr<const PlanSet> set, const std::string& file, const Graph& graph) {
+  const InputShapes shapes = model_input_shapes(graph);
+  const size_t b = set->choose(shapes);
+  const nlohmann::json& pj = set->plan_json(b);
+  Plan own;   // the shapes the bucket's plan was tuned at
+  read_binding(pj, file, own);
+  const bool exact = own.input_shapes == shapes;
+  if (!exact) {
+    // Checked without the fingerprint: the plan's inputs, the ranged ones at the graph's shapes
+    // (choose() kept those inside their ranges), the others at the plan's own, must bind
+    // exactly, so another model's inputs and other shapes of an input not ranged are refused.
+    Plan same_inputs;
+    for (const auto& input : own.input_shapes) {
+      const std::string& name = input.first;
+      const bool ranged = std::any_of(set->ranges.begin(), set->ranges.end(), [&](const ShapeRange& r) { return r.input == name; });
+      auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == name; });
+      same_inputs.input_shapes.emplace_back(name, ranged && it != shapes.end() ? it->second : input.second);
+    }
+    check_plan_binding(same_inputs, graph, file);
+  }
+  Plan plan = read_one_plan(pj, file, graph, !exact);
+  plan.shape_set = std::move(set);
+  plan.bucket = b;
+  plan.bucket_exact = exact;
+  return plan;
+}
+
+}  // namespace
+
+Plan plan_at_other_shapes(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  return read_one_plan(j, file, graph, true);
+}
+
+Plan plan_from_json(const nlohmann::json& j, const std::string& file, const Graph& graph) {
+  if (j.is_object() && j.contains("buckets")) {
+    check_plan_format(j, file);
+    return read_bucket_plan(read_plan_set(j, file), file, graph);
+  }
+  return read_one_plan(j, file, graph, false);
 }
 
 Plan read_plan_file(const std::string& path, const Graph& graph) {
@@ -678,7 +739,10 @@ std::vector<std::pair<std::string, Shape>> read_plan_input_shapes(const std::str
 }
 
 void write_plan_file(const std::string& path, const Plan& plan, const Graph& graph, const PlanJsonOptions& options) {
-  std::string text = plan_to_json_text(plan, graph, options);
+  write_plan_text_file(path, plan_to_json_text(plan, graph, options));
+}
+
+void write_plan_text_file(const std::string& path, const std::string& text) {
   std::filesystem::path out(path);
   std::filesystem::path tmp = out;
   tmp += ".tmp." + std::to_string(::getpid());

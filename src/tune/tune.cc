@@ -2,7 +2,9 @@
 #include "tessera/tune.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <map>
 #include <utility>
 
 #include "runtime/budgeted_partition.h"
@@ -11,6 +13,7 @@
 #include "backends/compilers/backend_compiler.h"
 #include "cost_models/machine.h"
 #include "search/steering.h"
+#include "runtime/verified_choice.h"
 #include "tune/plan_verification.h"
 #include "search/search_kind.h"
 
@@ -42,6 +45,56 @@ TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backend
   tuned.plan = outcome->plan;
   tuned.search = std::move(outcome);
   return tuned;
+}
+
+bool bucket_searched(const ShapeBuckets& buckets, size_t b, const CostModel& model, bool anchors_only) {
+  return !anchors_only || !model.measures() || buckets.anchor(b);
+}
+
+TunedBuckets tune_buckets(const std::vector<const Graph*>& graphs, const ShapeBuckets& buckets,
+                          const std::vector<BackendSpec>& backends, const CostModel& model, CostDatabase* database,
+                          const TuneOptions& options, bool anchors_only) {
+  using Clock = std::chrono::steady_clock;
+  const size_t n = buckets.buckets.size();
+  TunedBuckets out;
+  out.plans.resize(n);
+  out.seconds.resize(n);
+  out.searched.resize(n);
+  std::vector<size_t> anchors;
+  for (size_t b = 0; b < n; ++b) {
+    out.searched[b] = bucket_searched(buckets, b, model, anchors_only);
+    if (!out.searched[b]) continue;
+    const auto t0 = Clock::now();
+    out.plans[b] = tune_graph(*graphs[b], backends, model, database, options);
+    out.seconds[b] = std::chrono::duration<double>(Clock::now() - t0).count();
+    anchors.push_back(b);
+  }
+  for (size_t b = 0; b < n; ++b) {
+    if (out.searched[b]) continue;
+    const auto t0 = Clock::now();
+    std::vector<PlanContender> contenders;
+    std::map<std::string, size_t> anchor_of;   // by label (choose_fastest_plan drops duplicate plans)
+    for (size_t a : anchors) {
+      PlanContender c;
+      c.label = "bucket " + std::to_string(a);
+      anchor_of[c.label] = a;
+      c.plan = plan_at_other_shapes(plan_to_json(out.plans[a].plan, *graphs[a]), options.model_path, *graphs[b]);
+      contenders.push_back(std::move(c));
+    }
+    VerifyOptions vo;
+    vo.may_measure = options.may_measure;
+    if (options.may_measure) set_compute_threads(options.threads);
+    const size_t best = choose_fastest_plan(*graphs[b], contenders, database, model, vo);
+    TunedPlan& tuned = out.plans[b];
+    for (size_t i = 0; i < contenders.size(); ++i)
+      tuned.record.race.push_back(
+          {contenders[i].label, contenders[i].latency_ms, contenders[i].measured_now, contenders[i].failed, i == best});
+    tuned.plan = contenders[best].plan;
+    if (contenders[best].latency_ms) tuned.plan.total_cost = Cost::value(*contenders[best].latency_ms / 1e3);
+    tuned.search = out.plans[anchor_of.at(contenders[best].label)].search;   // the anchor's, for explanations
+    out.seconds[b] = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  return out;
 }
 
 std::vector<std::string> describe_record(const TunedPlan& tuned) {

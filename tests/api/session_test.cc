@@ -12,6 +12,7 @@
 #include "tessera/error.h"
 #include "cost_models/machine.h"
 #include "tessera/session.h"
+#include "tessera/shape_range.h"
 
 using namespace tessera;
 
@@ -82,4 +83,70 @@ TEST_CASE("a plan tuned at other threads or on another machine is one line, none
              Catch::StartsWith("p.json: the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 4 threads on"));
   plan.tuned_on->machine = "Some Other CPU/isa-00000000";
   CHECK_THAT(*plan_machine_mismatch(plan, 1, "p.json"), Catch::Contains("tuned at 1 thread on Some Other CPU/isa-00000000"));
+}
+
+// A plan over shape ranges (tessera/shape_range.h): tuned per bucket, one Session for every shape.
+TEST_CASE("a Session runs every shape inside a plan's ranges, each compiled once, and refuses others") {
+  const std::string path = "tests/inputs/good/symbolic.onnx";   // x: [batch, 3, h, w] -> Conv 1x1 -> y
+  const Model model = Model::load(path, {{"x", {1, 3, 8, 8}}});
+  const ShapeBuckets buckets = make_shape_buckets({parse_shape_range("x=1x3x4x4:1x3x8x8:2x3x16x16", "f")}, {});
+  REQUIRE(buckets.buckets.size() == 6);   // batch {1, 2} x h = w {4, 8, 16} (one range, one axis)
+  const auto roofline = make_cost_model("roofline:data/devices/host.json");
+  std::vector<Model> bound;
+  std::vector<Plan> plans;
+  for (const InputShapes& b : buckets.buckets) {
+    bound.push_back(model.with_input_shapes({b.begin(), b.end()}));
+    PartitionOptions po;
+    po.model_path = path;
+    plans.push_back(partition_graph(bound.back().graph(), resolve_backends({"ref", "onednn"}, {}), *roofline, po).plan);
+  }
+  std::vector<TunedBucket> tuned;
+  for (size_t b = 0; b < plans.size(); ++b) tuned.push_back({buckets.buckets[b], &plans[b], &bound[b].graph()});
+  const Plan plan = plan_from_json(nlohmann::json::parse(plan_set_to_json_text(buckets.ranges, tuned, buckets.primary)),
+                                   "set.json", model.graph());
+  CHECK(plan.bucket_exact);
+  Session session(model, plan);
+  CHECK(session.shapes_compiled() == 1);
+
+  const Shape other{2, 3, 5, 12};   // between buckets: runs 2x3x16x16's plan at its own shape
+  HostTensor x(TensorType{DType::f32, other});
+  for (size_t i = 0; i < x.bytes.size() / 4; ++i) reinterpret_cast<float*>(x.bytes.data())[i] = float(i % 7) - 3;
+  const std::map<std::string, HostTensor> out = session.run({{"x", x}});
+  CHECK(out.at("y").type.shape == Shape{2, 4, 5, 12});
+  CHECK(session.shapes_compiled() == 2);
+  CHECK_FALSE(session.plan_at({other}).bucket_exact);
+  // The same as a Session made for that shape alone.
+  const Model exact = model.with_input_shapes({{"x", other}});
+  PartitionOptions po;
+  Session alone(exact, partition_graph(exact.graph(), resolve_backends({"ref"}, {}), *roofline, po).plan);
+  const HostTensor want = alone.run({{"x", x}}).at("y");
+  REQUIRE(want.bytes.size() == out.at("y").bytes.size());
+  for (size_t i = 0; i < want.bytes.size() / 4; ++i)
+    CHECK(reinterpret_cast<const float*>(out.at("y").bytes.data())[i] ==
+          Approx(reinterpret_cast<const float*>(want.bytes.data())[i]).margin(1e-5));
+  session.run({{"x", x}});
+  CHECK(session.shapes_compiled() == 2);   // compiled once
+
+  HostTensor big(TensorType{DType::f32, {1, 3, 32, 8}});
+  try {
+    session.run({{"x", big}});
+    FAIL("a shape outside the range ran");
+  } catch (const UserError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("dimension 2 of x=1x3x32x8 is 32, outside the plan's range 4..16"));
+  }
+  SessionOptions ahead;
+  ahead.compile_ahead = true;
+  CHECK(Session(model, plan, ahead).shapes_compiled() == 6);
+}
+
+TEST_CASE("a plan for one shape is a range of one: another shape is refused, saying so") {
+  const Model model = Model::load(kMlp);
+  Session session(model, roofline_plan(model));
+  HostTensor x(TensorType{DType::f32, {2, 16}});
+  try {
+    session.run({{"x", x}});
+    FAIL("another shape ran");
+  } catch (const UserError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("x: input has shape 2x16, the plan data/models/tiny_mlp.json was made for 1x16 only"));
+  }
 }
