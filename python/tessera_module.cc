@@ -530,7 +530,7 @@ PYBIND11_MODULE(tessera, m) {
 
   py::class_<PySession>(m, "Session", "a model compiled as a plan partitions it, ready to run")
       .def(py::init([](const Model& model, const PyPlan& plan, int threads, uint64_t seed, bool allow_fallback,
-                       bool compile_ahead) {
+                       bool compile_ahead, int max_shapes) {
              Plan parsed = plan_from_json(plan.json, plan.source, model.graph());
              parsed.model = plan.source;   // messages name the plan file
              SessionOptions options;
@@ -538,6 +538,7 @@ PYBIND11_MODULE(tessera, m) {
              options.seed = seed;
              options.allow_fallback = allow_fallback;
              options.compile_ahead = compile_ahead;
+             options.max_shapes = max_shapes;
              py::gil_scoped_release release;
              PySession s;
              s.session = std::make_unique<Session>(model, parsed, options);
@@ -546,7 +547,8 @@ PYBIND11_MODULE(tessera, m) {
              return s;
            }),
            py::arg("model"), py::arg("plan"), py::arg("threads") = 1, py::arg("seed") = 0,
-           py::arg("allow_fallback") = false, py::arg("compile_ahead") = false)
+           py::arg("allow_fallback") = false, py::arg("compile_ahead") = false,
+           py::arg("max_shapes") = SessionOptions{}.max_shapes)
       .def("run", &PySession::run, py::arg("inputs"), "{input name: ndarray} -> {output name: ndarray}")
       .def("profile", &PySession::profile, py::arg("inputs") = py::none(), py::arg("repeat") = 10,
            "per call of the plan (tessera run --profile): list of {call, kernel, backend, partition, nodes, "

@@ -20,6 +20,8 @@
 // them, reads the plan of the bucket that covers them and compiles it (compile_ahead compiles
 // every bucket's own shapes when the Session is built instead); each shape keeps its compiled
 // functions and memory plan, so later runs at it cost what a Session made for it alone costs.
+// At most SessionOptions::max_shapes shapes stay compiled: the least recently run ones are dropped
+// first (a Plan or outputs reference from plan_at/outputs_at lives until its shape is dropped).
 // Shapes outside the ranges throw UserError naming the input, the dimension and the ranges.
 //
 // Errors: every failure a user can cause (a bad file, a plan for another model or other input
@@ -90,6 +92,9 @@ struct SessionOptions {
   bool allow_fallback = false;
   // A plan over shape ranges: compile every bucket's own shapes now rather than at their first run.
   bool compile_ahead = false;
+  // A plan over shape ranges: the input shapes kept compiled at most (>= 1). Past it, the shapes
+  // least recently run are dropped (never the model's own) and compile again if they come back.
+  int max_shapes = 16;
 };
 
 class Session {
@@ -143,8 +148,12 @@ class Session {
 
   Model model_;
   SessionOptions options_;
+  // Drops the least recently run shapes (never the model's own, nor `keep`) past max_shapes.
+  void drop_least_recent(const Bound* keep);
+
   std::map<std::vector<Shape>, std::unique_ptr<Bound>> bound_;   // by input shapes; the model's own first
   Bound* own_ = nullptr;                                          // the model's own shapes
+  uint64_t runs_ = 0;                                             // clock of Bound::last_used
   std::vector<TensorInfo> inputs_, outputs_;
 };
 

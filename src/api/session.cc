@@ -61,6 +61,7 @@ struct Session::Bound {
   Plan plan;
   std::unique_ptr<Executor> executor;
   std::vector<TensorInfo> outputs;
+  uint64_t last_used = 0;   // Session::runs_ when these shapes were last asked for
 };
 
 namespace {
@@ -78,6 +79,7 @@ std::vector<Shape> shapes_of(const std::vector<TensorInfo>& infos) {
 Session::Session(const Model& model, const Plan& plan, const SessionOptions& options)
     : model_(model), options_(options), inputs_(model.inputs()), outputs_(model.outputs()) {
   if (options.threads < 1) throw UserError("Session", "threads", "must be >= 1");
+  if (options.max_shapes < 1) throw UserError("Session", "max_shapes", "must be >= 1");
   // A Plan read by load_plan was checked already; one made or edited in memory is checked here
   // (at a shape between a set's buckets, read_plan_file checked all the binding that applies).
   if (plan.bucket_exact) check_plan_binding(plan, model.graph(), plan_file(plan));
@@ -119,7 +121,10 @@ std::unique_ptr<Session::Bound> Session::bind(const Model& model, const Plan& pl
 }
 
 Session::Bound& Session::bound_at(const std::vector<Shape>& input_shapes) {
-  if (auto it = bound_.find(input_shapes); it != bound_.end()) return *it->second;
+  if (auto it = bound_.find(input_shapes); it != bound_.end()) {
+    it->second->last_used = ++runs_;
+    return *it->second;
+  }
   const Plan& plan = own_->plan;
   const std::string file = plan_file(plan);
   if (input_shapes.size() != inputs_.size())
@@ -143,9 +148,22 @@ Session::Bound& Session::bound_at(const std::vector<Shape>& input_shapes) {
   Plan at = plan_from_json(plan.shape_set->file, file, model.graph());
   at.model = plan.model;
   std::unique_ptr<Bound> bound = bind(model, at);
+  bound->last_used = ++runs_;
   Bound& ref = *bound;
   bound_.emplace(input_shapes, std::move(bound));
+  drop_least_recent(&ref);
   return ref;
+}
+
+void Session::drop_least_recent(const Bound* keep) {
+  while (bound_.size() > static_cast<size_t>(options_.max_shapes) && bound_.size() > 2) {
+    auto oldest = bound_.end();
+    for (auto it = bound_.begin(); it != bound_.end(); ++it)
+      if (it->second.get() != own_ && it->second.get() != keep &&
+          (oldest == bound_.end() || it->second->last_used < oldest->second->last_used))
+        oldest = it;
+    bound_.erase(oldest);
+  }
 }
 
 const std::vector<TensorInfo>& Session::outputs_at(const std::vector<Shape>& input_shapes) {

@@ -137,6 +137,29 @@ TEST_CASE("a Session runs every shape inside a plan's ranges, each compiled once
   SessionOptions ahead;
   ahead.compile_ahead = true;
   CHECK(Session(model, plan, ahead).shapes_compiled() == 6);
+
+  // Bounded: past max_shapes the least recently run shape is dropped, never the model's own, and
+  // compiles again (with the same result) when it comes back.
+  SessionOptions few;
+  few.max_shapes = 2;
+  Session bounded(model, plan, few);
+  auto input = [](const Shape& shape) {
+    HostTensor t(TensorType{DType::f32, shape});
+    for (size_t i = 0; i < t.bytes.size() / 4; ++i) reinterpret_cast<float*>(t.bytes.data())[i] = float(i % 5) - 2;
+    return t;
+  };
+  const HostTensor first = bounded.run({{"x", input({1, 3, 5, 5})}}).at("y");
+  CHECK(bounded.shapes_compiled() == 2);
+  bounded.run({{"x", input({2, 3, 6, 6})}});
+  CHECK(bounded.shapes_compiled() == 2);   // 1x3x5x5 dropped; 1x3x8x8 (the model's own) kept
+  bounded.run({{"x", input({1, 3, 8, 8})}});
+  CHECK(bounded.shapes_compiled() == 2);
+  const HostTensor again = bounded.run({{"x", input({1, 3, 5, 5})}}).at("y");
+  CHECK(bounded.shapes_compiled() == 2);
+  CHECK(again.bytes == first.bytes);
+  SessionOptions none;
+  none.max_shapes = 0;
+  CHECK_THROWS_AS(Session(model, plan, none), UserError);
 }
 
 TEST_CASE("a plan for one shape is a range of one: another shape is refused, saying so") {
