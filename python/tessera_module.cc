@@ -5,6 +5,8 @@
 //   plan = tessera.tune(model, backends=[...], cache="costs.db")       # measured costs
 //   plan = tessera.tune(model, backends=["ref", "onednn", "onednn_bf16"], max_rel_error=0.01,
 //                       calibration={"x": array})                       # bf16 under a budget
+//   plan = tessera.tune(model, backends=["ref", "onednn", "onednn_int8"], max_rel_error=0.01,
+//                       calibration={"x": "cal.npy"}, calibration_ranges="minmax")   # int8, as the CLI
 //   plan.save("plan.json"); plan = tessera.Plan.load("plan.json")
 //   session = tessera.Session(model, plan, threads=1)
 //   outputs = session.run({"x": array})                                 # {name: ndarray}
@@ -48,6 +50,7 @@
 #include "tessera/error.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
+#include "runtime/npy.h"
 #include "tessera/session.h"
 #include "tessera/shape_range.h"
 #include "search/steering.h"
@@ -83,20 +86,32 @@ std::vector<std::string> backend_names(const py::object& backends) {
   return names;
 }
 
-// The accuracy budget of partition/tune (CLI: --max-rel-error, --calibration): `calibration` maps
-// input names to arrays (converted to the input's dtype as Session.run converts them).
-AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::object& calibration) {
+// The accuracy budget of partition/tune/bench (CLI: --max-rel-error, --calibration,
+// --calibration-ranges): `calibration` maps input names to arrays (converted to the input's dtype
+// as Session.run converts them) or to .npy file paths (as the CLI's NAME=FILE.npy);
+// `calibration_ranges` is "minmax" or "percentile:<p>".
+AccuracyBudget make_budget(const Model& model, double max_rel_error, const py::object& calibration,
+                           const std::string& calibration_ranges) {
   AccuracyBudget budget;
   budget.max_rel_error = max_rel_error;
+  budget.calibration_ranges = calibration_ranges;
+  if (calibration_ranges != AccuracyBudget{}.calibration_ranges && !max_rel_error)
+    throw UserError::option("calibration_ranges", calibration_ranges, "only means something with max_rel_error > 0");
   if (calibration.is_none()) return budget;
-  if (!max_rel_error) throw UserError("calibration", "", "only means something with max_rel_error > 0");
+  if (!max_rel_error) throw UserError::option("calibration", "", "only means something with max_rel_error > 0");
+  if (!py::isinstance<py::dict>(calibration))
+    throw UserError::option("calibration", "", "expected a dict {input name: array or .npy path}");
   const std::vector<TensorInfo> inputs = model.inputs();   // a copy: keep it alive while `input` points into it
   for (const auto& item : calibration.cast<py::dict>()) {
     const std::string name = py::str(item.first).cast<std::string>();
     const TensorInfo* input = nullptr;
     for (const TensorInfo& t : inputs)
       if (t.name == name) input = &t;
-    if (!input) throw UserError(model.path(), name, "calibration: the model has no input of this name");
+    if (!input) throw UserError::option("calibration", name, "the model " + model.path() + " has no input of this name");
+    if (py::isinstance<py::str>(item.second)) {   // a .npy file, as the CLI reads it
+      budget.calibration.emplace(name, read_npy(item.second.cast<std::string>()));
+      continue;
+    }
     py::array a = as_input_array(item.second, *input, model.path());
     HostTensor t(TensorType{input->type.dtype, array_shape(a)});
     std::memcpy(t.bytes.data(), a.data(), t.bytes.size());
@@ -175,12 +190,12 @@ std::optional<ShapeBuckets> shape_buckets(const py::object& ranges_arg, const py
 PyPlan make_plan(const Model& model, const py::object& backends_arg, const std::string& cost_arg,
                  const std::string& search, const std::vector<std::string>& specs,
                  const std::optional<std::string>& cache, int jobs, int threads, bool coalesce, bool verify,
-                 double max_rel_error, const py::object& calibration, const std::vector<SteeringRule>& steering,
-                 const py::object& why_arg, const std::optional<ShapeBuckets>& buckets, const std::string& bucket_tune) {
+                 double max_rel_error, const py::object& calibration, const std::string& calibration_ranges,
+                 const std::vector<SteeringRule>& steering, const py::object& why_arg, const std::optional<ShapeBuckets>& buckets, const std::string& bucket_tune) {
   if (bucket_tune != "anchors" && bucket_tune != "all")
     throw UserError("bucket_tune", bucket_tune, "expected \"anchors\" or \"all\"");
   std::vector<std::string> names = backend_names(backends_arg);
-  const AccuracyBudget budget = make_budget(model, max_rel_error, calibration);
+  const AccuracyBudget budget = make_budget(model, max_rel_error, calibration, calibration_ranges);
   if (jobs < 1) throw UserError("jobs", std::to_string(jobs), "must be at least 1");
   if (threads < 1) throw UserError("threads", std::to_string(threads), "must be at least 1");
   // why= as the CLI's --why: "NODE[=BACKEND]" or a list of them (read while the GIL is held).
@@ -348,8 +363,8 @@ struct PySession {
 // (src/tune/bench.h, the CLI's code: each combination tuned as tessera.tune tunes it), on seeded inputs.
 py::list bench(const Model& model, const py::list& combos, const std::string& cost, const std::string& search, int repeat,
                int threads, const std::optional<std::string>& cache, bool coalesce, double max_rel_error,
-               const py::object& calibration, const py::object& pin, const py::object& forbid,
-               const py::object& shape_ranges, const py::object& shapes) {
+               const py::object& calibration, const std::string& calibration_ranges, const py::object& pin,
+               const py::object& forbid, const py::object& shape_ranges, const py::object& shapes) {
   const std::vector<SteeringRule> steering = steering_rules(pin, forbid);
   // With shape ranges, every bucket benched at its own shapes (the CLI's bench --shape-range).
   const std::optional<ShapeBuckets> buckets = shape_buckets(shape_ranges, shapes);
@@ -359,7 +374,7 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
   if (repeat < 1) throw UserError("repeat", "", "must be >= 1");
   if (threads < 1) throw UserError("threads", "", "must be >= 1");
   BenchOptions options;
-  options.tune.budget = make_budget(model, max_rel_error, calibration);
+  options.tune.budget = make_budget(model, max_rel_error, calibration, calibration_ranges);
   std::vector<std::pair<std::string, BenchRow>> rows;   // (the bucket's shapes or "", row)
   {
     py::gil_scoped_release release;
@@ -499,32 +514,36 @@ PYBIND11_MODULE(tessera, m) {
   m.def("partition",
         [](const Model& model, const py::object& backends, const std::string& cost, const std::string& search,
            const std::vector<std::string>& specs, const std::optional<std::string>& cache, int jobs, int threads,
-           bool coalesce, bool verify, double max_rel_error, const py::object& calibration, const py::object& pin,
-           const py::object& forbid, const py::object& why, const py::object& shape_ranges, const py::object& shapes,
-           const std::string& bucket_tune) {
+           bool coalesce, bool verify, double max_rel_error, const py::object& calibration,
+           const std::string& calibration_ranges, const py::object& pin, const py::object& forbid, const py::object& why,
+           const py::object& shape_ranges, const py::object& shapes, const std::string& bucket_tune) {
           return make_plan(model, backends, cost, search, specs, cache, jobs, threads, coalesce, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
+                           calibration, calibration_ranges, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes),
+                           bucket_tune);
         },
         "the cheapest acyclic partition plan (tessera partition; with cost=\"measure\" tuned as tessera.tune)",
         py::arg("model"), py::arg("backends"), py::arg("cost") = "", py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("cache") = py::none(), py::arg("jobs") = 1,
         py::arg("threads") = 1, py::arg("coalesce") = true, py::arg("verify") = true, py::arg("max_rel_error") = 0.0,
-        py::arg("calibration") = py::none(), py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
+        py::arg("calibration") = py::none(), py::arg("calibration_ranges") = "minmax", py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
         py::arg("why") = py::list(), py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
         py::arg("bucket_tune") = "anchors");
   m.def("tune",
         [](const Model& model, const py::object& backends, const std::optional<std::string>& cache, const std::string& search,
            const std::vector<std::string>& specs, int jobs, int threads, bool verify, double max_rel_error,
-           const py::object& calibration, const py::object& pin, const py::object& forbid, const py::object& why,
-           const py::object& shape_ranges, const py::object& shapes, const std::string& bucket_tune) {
+           const py::object& calibration, const std::string& calibration_ranges, const py::object& pin,
+           const py::object& forbid, const py::object& why, const py::object& shape_ranges, const py::object& shapes,
+           const std::string& bucket_tune) {
           return make_plan(model, backends, "measure", search, specs, cache, jobs, threads, true, verify, max_rel_error,
-                           calibration, steering_rules(pin, forbid), why, shape_buckets(shape_ranges, shapes), bucket_tune);
+                           calibration, calibration_ranges, steering_rules(pin, forbid), why,
+                           shape_buckets(shape_ranges, shapes), bucket_tune);
         },
         "measured costs kept in a cost database, the plan raced end to end against single-backend plans (tessera tune)",
         py::arg("model"), py::arg("backends"), py::arg("cache") = py::none(), py::arg("search") = "collage",
         py::arg("backend_specs") = std::vector<std::string>{}, py::arg("jobs") = 1, py::arg("threads") = 1,
         py::arg("verify") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("why") = py::list(),
+        py::arg("calibration_ranges") = "minmax", py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
+        py::arg("why") = py::list(),
         py::arg("shape_ranges") = py::none(), py::arg("shapes") = py::none(),
         py::arg("bucket_tune") = "anchors");
 
@@ -578,7 +597,8 @@ PYBIND11_MODULE(tessera, m) {
         "(each row with its input_shapes)", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
         py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),
-        py::arg("pin") = py::none(), py::arg("forbid") = py::none(), py::arg("shape_ranges") = py::none(),
+        py::arg("calibration_ranges") = "minmax", py::arg("pin") = py::none(), py::arg("forbid") = py::none(),
+        py::arg("shape_ranges") = py::none(),
         py::arg("shapes") = py::none());
   m.def("backends", &backend_compiler_names, "the built-in backends that run on this machine");
   m.attr("__version__") = "0.1.0";

@@ -29,6 +29,7 @@
 #include "search/cost_display.h"
 #include "tessera/cost_model.h"
 #include "emit/emit_pipeline.h"
+#include "runtime/model_data.h"
 #include "tessera/error.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "tessera/plan.h"
@@ -63,11 +64,14 @@ struct PartitionArgs {
 };
 
 // The --emit hook: writes everything under DIR that docs/design.md lists (src/emit/emit_pipeline.h):
-// plan.json, module.txt, module.onnx, graph.dot, graph.svg.
+// plan.json, module.txt, module.onnx, graph.dot, graph.svg; for an int8 plan qdq.onnx and
+// qdq_all.onnx, with the weights the plan was verified with (seeded where the model has none).
 void emit_outputs(const std::string& dir, const Plan& plan, const Graph& graph, const PlanJsonOptions& json) {
   EmitResult emitted = emit_module(graph, plan, default_emit_options(plan));
   for (const std::string& note : emitted.notes) std::fprintf(stderr, "tessera: note: codegen skipped %s\n", note.c_str());
-  for (const std::string& path : write_emit_dir(dir, graph, plan, emitted.module, plan_to_json_text(plan, graph, json)))
+  const Graph weighted = plan.quantization ? with_seeded_weights(graph, 0) : Graph();
+  for (const std::string& path : write_emit_dir(dir, plan.quantization ? weighted : graph, plan, emitted.module,
+                                                 plan_to_json_text(plan, graph, json)))
     note_written(path);
 }
 

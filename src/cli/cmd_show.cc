@@ -1,6 +1,9 @@
 // tessera show MODEL --plan PLAN.json [--svg OUT.svg] [--dot OUT.dot] [--module OUT.txt]
+//                                     [--qdq OUT.onnx] [--qdq-all OUT.onnx]
 // Draws a plan that already exists (src/emit/plan_dot.h) and, with --module, prints the module
 // the plan emits (outline, backend passes and lowering; no codegen, so nothing is compiled).
+// --qdq / --qdq-all write an int8 plan, or the whole model with its ranges, as a QDQ ONNX model
+// (src/emit/qdq_model.h), with the weights `run` uses (the model's, else seeded as `run --seed 0`).
 // With no output option it prints the module text to stdout.
 #include <cstdio>
 #include <fstream>
@@ -14,6 +17,8 @@
 #include "emit/module_printer.h"
 #include "tessera/plan.h"
 #include "emit/plan_dot.h"
+#include "emit/qdq_model.h"
+#include "runtime/model_data.h"
 
 namespace tessera::cli {
 namespace {
@@ -21,7 +26,7 @@ namespace {
 struct ShowArgs {
   ModelOptions model;
   std::string plan;
-  std::string svg, dot, module;
+  std::string svg, dot, module, qdq, qdq_all;
 };
 
 void write_text(const std::string& path, const std::string& text) {
@@ -46,7 +51,20 @@ void run_show(const ShowArgs& a) {
     write_svg(dot, a.svg);
     note_written(a.svg);
   }
-  if (!a.module.empty() || (a.svg.empty() && a.dot.empty())) {
+  for (const bool whole : {false, true}) {
+    const std::string& path = whole ? a.qdq_all : a.qdq;
+    if (path.empty()) continue;
+    const std::optional<onnx::ModelProto> qdq = plan_qdq_onnx(with_seeded_weights(graph, 0), plan, whole);
+    if (!qdq)
+      throw UserError(a.plan, whole ? "quantization" : "partitions",
+                      whole ? "the plan records no int8 ranges (made without onednn_int8 under --max-rel-error)"
+                            : "the plan has no int8 partition: its module.onnx is the model it runs");
+    std::string bytes;
+    if (!qdq->SerializeToString(&bytes)) throw UserError(path, "", "cannot serialise the model (over 2 GiB?)");
+    write_text(path, bytes);
+    note_written(path);
+  }
+  if (!a.module.empty() || (a.svg.empty() && a.dot.empty() && a.qdq.empty() && a.qdq_all.empty())) {
     EmitOptions options = default_emit_options(plan);
     options.codegens.clear();
     const std::string text = print_module(emit_module(graph, plan, options).module);
@@ -68,6 +86,8 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("--svg", args->svg, "write the plan as SVG (needs Graphviz `dot`)");
   cmd->add_option("--dot", args->dot, "write the plan as Graphviz DOT");
   cmd->add_option("--module", args->module, "write the emitted module's text IR here");
+  cmd->add_option("--qdq", args->qdq, "write the int8 plan as a QDQ ONNX model (QuantizeLinear/DequantizeLinear where it quantizes)");
+  cmd->add_option("--qdq-all", args->qdq_all, "write the whole model quantized with the plan's int8 ranges as a QDQ ONNX model");
   cmd->callback([args] { run_show(*args); });
 }
 

@@ -10,6 +10,7 @@
 #include "emit/module_printer.h"
 #include "emit/outline.h"
 #include "emit/plan_dot.h"
+#include "emit/qdq_model.h"
 #include "ir/calibrated_ranges.h"
 
 namespace tessera {
@@ -67,6 +68,13 @@ std::vector<std::string> write_emit_dir(const std::string& dir, const Graph& gra
     if (!module_to_onnx(module).SerializeToString(&onnx_bytes))
       throw UserError((d / "module.onnx").string(), "", "cannot serialise the module (over 2 GiB?)");
     stage_text("module.onnx", onnx_bytes);
+    for (const bool whole : {false, true})   // an int8 plan as QDQ, and the whole model in int8 (qdq_model.h)
+      if (std::optional<onnx::ModelProto> qdq = plan_qdq_onnx(graph, plan, whole)) {
+        const std::string name = whole ? "qdq_all.onnx" : "qdq.onnx";
+        std::string bytes;
+        if (!qdq->SerializeToString(&bytes)) throw UserError((d / name).string(), "", "cannot serialise the model (over 2 GiB?)");
+        stage_text(name, bytes);
+      }
     const std::string dot = plan_to_dot(graph, plan);
     stage_text("graph.dot", dot);
     write_svg(dot, (d / "graph.svg.tmp").string());

@@ -7,7 +7,9 @@
 // and, when EmitOptions::dump is set, hands over the module after every step that changed it
 // (`tessera partition --emit DIR --dump-ir` style debugging, tests of the whole chain).
 //
-// write_emit_dir writes DIR/plan.json, module.txt, module.onnx, graph.dot and graph.svg, each
+// write_emit_dir writes DIR/plan.json, module.txt, module.onnx, graph.dot and graph.svg, and for
+// a plan with int8 partitions qdq.onnx and qdq_all.onnx (qdq_model.h: the plan, and the whole
+// model, in int8 as QDQ ONNX; they need the weights' values, so `graph` carries them), each
 // through a temporary file renamed into place only after every file was produced, so a failed
 // run (say, Graphviz missing) leaves no partial or mixed output.
 #pragma once
@@ -42,7 +44,8 @@ EmitResult emit_module(const Graph& graph, const Plan& plan, const EmitOptions& 
 EmitOptions default_emit_options(const Plan& plan);
 
 // `plan_json` is the plan file's text (plan_to_json_text), written as DIR/plan.json. Returns the
-// paths written, in the order above, for the CLI's "wrote PATH" lines.
+// paths written, in the order above, for the CLI's "wrote PATH" lines. qdq.onnx is written when
+// the plan has an int8 partition, qdq_all.onnx when it records quantization ranges.
 std::vector<std::string> write_emit_dir(const std::string& dir, const Graph& graph, const Plan& plan, const Module& module,
                     const std::string& plan_json);
 
