@@ -2,10 +2,11 @@
 """tessera's int8 plan under an accuracy budget against ONNX Runtime running the whole model quantized.
 
     /usr/bin/python3 scripts/int8_vs_ort.py MODEL.onnx [--budgets 0.01,0.02] [--cost measure|roofline]
-                      [--held-out K] [--rounds R] [--runs N] [--out DIR] [--backends ref,onednn,onednn_int8]
+                      [--held-out K] [--samples S] [--rounds R] [--runs N] [--out DIR]
+                      [--backends ref,onednn,onednn_int8]
 
-Per model, with one calibration input (standard normal, seed 7; the input's shape from the model)
-and K held-out inputs (standard normal, seeds 100..100+K-1; never seen by calibration):
+Per model, with S calibration samples in one file (standard normal, seed 7, stacked along axis 0;
+the input's shape from the model; default 1) and K held-out inputs (standard normal, seeds 100..100+K-1; never seen by calibration):
 1. ORT's whole-model static QDQ: scripts/quantize_qdq.py on the same calibration input (per-channel
    s8 weights, u8 activations, int32 biases, min/max; output quantization, so ORT fuses QLinearConv).
 2. Per budget E: `tessera tune` (or `partition --cost roofline`: int8 priced at 4x f32 everywhere,
@@ -83,6 +84,7 @@ def main():
     ap.add_argument("--budgets", default="0.01,0.02")
     ap.add_argument("--cost", default="measure", choices=["measure", "roofline"])
     ap.add_argument("--held-out", type=int, default=3)
+    ap.add_argument("--samples", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--backends", default="ref,onednn,onednn_int8")
@@ -93,7 +95,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     name, dims = input_of(a.model)
     cal = os.path.join(out, "cal.npy")
-    np.save(cal, np.random.default_rng(7).standard_normal(dims).astype(np.float32))
+    np.save(cal, np.random.default_rng(7).standard_normal([a.samples * dims[0]] + dims[1:]).astype(np.float32))
     held = []
     for k in range(a.held_out):
         p = os.path.join(out, f"held{k}.npy")
@@ -115,7 +117,7 @@ def main():
         j = json.load(open(plan))
         acc = j.get("accuracy", {})
         int8 = [p for p in j["partitions"] if p["backend"].endswith("_int8")]
-        row = {"model": stem, "E": float(E), "cost": a.cost, "int8_partitions": len(int8),
+        row = {"model": stem, "E": float(E), "cost": a.cost, "samples": a.samples, "int8_partitions": len(int8),
                "partitions": len(j["partitions"]), "verified_error": acc.get("verified_error"),
                "stayed_fp32": len(acc.get("stayed_fp32", []))}
         errs, agree = [], []

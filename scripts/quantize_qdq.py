@@ -24,7 +24,8 @@ What it writes (ONNX Runtime's QDQ format, static, per-channel weights):
 
 Calibration: the tensors to quantize are made graph outputs of a copy of the model, which
 `tessera run` executes (ref + onednn, roofline plan) on N seeded standard-normal inputs (or the
-given .npy files); each tensor's range is [min(0, min), max(0, max)] over all runs.
+given .npy files: a file may stack K samples along axis 0, as tessera's --calibration reads it,
+one run each); each tensor's range is [min(0, min), max(0, max)] over all runs.
 
 Exit status 2 with one line on stderr for bad input (unreadable model, a model without weight
 data, a failing calibration run).
@@ -119,15 +120,30 @@ def calibrate(model_path, model, tensors, args, workdir):
     inits = {i.name for i in model.graph.initializer}
     graph_inputs = [i for i in model.graph.input if i.name not in inits]
     given = dict(kv.split("=", 1) for kv in args.input)
+    # A given file may stack K samples along axis 0 (as tessera's --calibration reads it): one run each.
+    samples = {}
+    for i in graph_inputs:
+        if i.name in given:
+            shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+            data = np.load(given[i.name])
+            k = data.shape[0] // shape[0] if shape and shape[0] > 0 and data.ndim == len(shape) and \
+                data.shape[0] % shape[0] == 0 and list(data.shape[1:]) == shape[1:] else 1
+            samples[i.name] = [data] if k == 1 else np.split(data, k)
+    counts = {len(v) for v in samples.values()} - {1}
+    if len(counts) > 1:
+        fail(f"{model_path}: the --input files hold different numbers of samples: {sorted(counts)}")
     rng = np.random.default_rng(args.seed)
     ranges = {}
-    for run in range(args.calibration):
+    for run in range(counts.pop() if counts else args.calibration):
         cmd = [args.tessera, "run", path, "--plan", plan, "--repeat", "1", "--output-dir", os.path.join(workdir, f"out{run}")]
         values = {}   # graph inputs' data: their ranges are read here
         for i in graph_inputs:
             if i.name in given:
-                cmd += ["--input", f"{i.name}={given[i.name]}"]
-                values[i.name] = np.load(given[i.name])
+                data = samples[i.name][run % len(samples[i.name])]
+                f = os.path.join(workdir, f"given{len(values)}_{run}.npy")
+                np.save(f, data)
+                cmd += ["--input", f"{i.name}={f}"]
+                values[i.name] = data
                 continue
             shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
             f = os.path.join(workdir, f"input{len(values)}_{run}.npy")

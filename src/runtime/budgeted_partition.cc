@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "backends/ref/interpreter.h"
@@ -13,6 +14,7 @@
 #include "search/accuracy_budget.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
+#include "runtime/calibration_samples.h"
 #include "runtime/executor.h"
 #include "runtime/int8_calibration.h"
 #include "runtime/model_data.h"
@@ -22,27 +24,55 @@
 namespace tessera {
 
 struct PlanErrorCheck::Data {
-  Graph model;                        // with seeded weights
-  std::vector<HostTensor> inputs;
-  std::vector<HostTensor> values;     // ref's fp32 value of every ValueId
-  std::vector<HostTensor> expected;   // ref's fp32 outputs, per graph output
+  Graph model;                                    // with seeded weights
+  std::vector<std::vector<HostTensor>> inputs;    // per sample
+  std::vector<HostTensor> values;                 // sample 0: ref's fp32 value of every ValueId
+  std::vector<std::vector<HostTensor>> sources;   // samples 1..K-1: the int8 sources' values (others empty)
+  std::vector<std::vector<HostTensor>> expected;  // per sample: ref's fp32 outputs, per graph output
 };
 
 PlanErrorCheck::PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget)
     : graph_(graph), seed_(budget.seed), data_(std::make_unique<Data>()) {
-  data_->inputs = model_inputs(graph, budget.seed, budget.calibration);
   data_->model = with_seeded_weights(graph, budget.seed);   // what Executor runs
   const Graph& model = data_->model;
-  std::map<ValueId, HostTensor> bindings;
-  for (size_t i = 0; i < model.inputs.size(); ++i) bindings[model.inputs[i]] = data_->inputs[i];
-  data_->values = interpret(model, make_ref_kernels(), bindings);
-  for (ValueId v : model.outputs) data_->expected.push_back(data_->values[static_cast<size_t>(v)]);
+  const std::vector<ValueId> int8_values = int8_sources(model);
+  const auto samples = calibration_samples(graph, budget.calibration);
+  for (size_t k = 0; k < samples.size(); ++k) {
+    data_->inputs.push_back(model_inputs(graph, budget.seed + k, samples[k]));
+    std::map<ValueId, HostTensor> bindings;
+    for (size_t i = 0; i < model.inputs.size(); ++i) bindings[model.inputs[i]] = data_->inputs.back()[i];
+    std::vector<HostTensor> values = interpret(model, make_ref_kernels(), bindings);
+    data_->expected.emplace_back();
+    for (ValueId v : model.outputs) data_->expected.back().push_back(values[static_cast<size_t>(v)]);
+    if (k == 0) {
+      data_->values = std::move(values);
+      continue;
+    }
+    std::vector<HostTensor> kept(values.size());
+    for (ValueId v : int8_values) kept[static_cast<size_t>(v)] = std::move(values[static_cast<size_t>(v)]);
+    data_->sources.push_back(std::move(kept));
+  }
 }
 
 PlanErrorCheck::~PlanErrorCheck() = default;
 
 const Graph& PlanErrorCheck::model() const { return data_->model; }
 const std::vector<HostTensor>& PlanErrorCheck::values() const { return data_->values; }
+size_t PlanErrorCheck::samples() const { return data_->inputs.size(); }
+
+PlanQuantization PlanErrorCheck::ranges(const std::string& method) const {
+  PlanQuantization out = calibrate_ranges(data_->model, data_->values, method);
+  for (const std::vector<HostTensor>& sample : data_->sources) {
+    std::map<std::string, std::pair<float, float>> more;
+    for (const auto& [name, r] : calibrate_ranges(data_->model, sample, method).ranges) more.emplace(name, r);
+    std::vector<std::pair<std::string, std::pair<float, float>>> merged;
+    for (const auto& [name, r] : out.ranges)   // a value non-finite in some sample has no range
+      if (auto it = more.find(name); it != more.end())
+        merged.push_back({name, {std::min(r.first, it->second.first), std::max(r.second, it->second.second)}});
+    out.ranges = std::move(merged);
+  }
+  return out;
+}
 
 // One compute thread, so that the number in the plan does not depend on the machine's thread count.
 double PlanErrorCheck::error(const Plan& plan) const {
@@ -50,9 +80,11 @@ double PlanErrorCheck::error(const Plan& plan) const {
   ExecutorOptions options;
   options.seed = seed_;
   Executor executor(graph_, plan, options);
-  const std::vector<HostTensor>& actual = executor.run(data_->inputs);
   double worst = 0.0;
-  for (size_t i = 0; i < actual.size(); ++i) worst = std::max(worst, relative_l2_error(actual[i], data_->expected[i]));
+  for (size_t k = 0; k < data_->inputs.size(); ++k) {
+    const std::vector<HostTensor>& actual = executor.run(data_->inputs[k]);
+    for (size_t i = 0; i < actual.size(); ++i) worst = std::max(worst, relative_l2_error(actual[i], data_->expected[k][i]));
+  }
   return worst;
 }
 
@@ -93,15 +125,18 @@ std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends)
 Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget) {
   if (!(budget.max_rel_error > 0) || int8_backends(backends).empty()) return graph;
   const PlanErrorCheck check(graph, budget);
-  return with_calibrated_ranges(graph, calibrate_ranges(check.model(), check.values(), budget.calibration_ranges).ranges);
+  return with_calibrated_ranges(graph, check.ranges(budget.calibration_ranges).ranges);
 }
 
 namespace {
 
 // The convolutions and matmuls an int8 variant could quantize (their source has a range) that
 // `plan` runs elsewhere, each with why (PlanAccuracy::stayed_fp32).
+// `int8_faster[n]`: some int8 candidate holding n is priced below the cheapest fp32 candidate of
+// the same nodes; where none is, int8 was not faster there, whatever the budget.
 std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& int8,
-                                                             const std::vector<double>& least_error, double E) {
+                                                             const std::vector<double>& least_error, const std::vector<char>& int8_faster,
+                                                             double E) {
   std::vector<std::string> backend_of(ranged.nodes.size());
   for (const Partition& p : plan.partitions) p.nodes.for_each([&](NodeId n) { backend_of[static_cast<size_t>(n)] = p.backend; });
   std::vector<std::pair<std::string, std::string>> out;
@@ -114,8 +149,11 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged
       std::snprintf(why, sizeof why, "no int8 candidate runs it (oneDNN has no int8 kernel for it, or its weights are computed)");
     else if (least_error[n] > E)
       std::snprintf(why, sizeof why, "its int8 candidates' least error %.3g exceeds the budget %g", least_error[n], E);
+    else if (!int8_faster[n])
+      std::snprintf(why, sizeof why, "not faster: no int8 candidate holding it is priced below fp32 on the same nodes (int8 error %.3g at least)",
+                    least_error[n]);
     else
-      std::snprintf(why, sizeof why, "not chosen: fp32 cost less, or its int8 error (%.3g at least) did not fit beside the int8 partitions chosen",
+      std::snprintf(why, sizeof why, "over the budget beside the int8 partitions chosen: its int8 error (%.3g at least) did not fit",
                     least_error[n]);
     out.push_back({node.name, why});
   }
@@ -155,7 +193,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   if (!int8.empty()) {
     if (budget.calibration.size() < graph.inputs.size())
       std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real data (--calibration NAME=FILE.npy) gives truer scales\n");
-    quantization = calibrate_ranges(check.model(), check.values(), budget.calibration_ranges);
+    quantization = check.ranges(budget.calibration_ranges);
     ranged = with_calibrated_ranges(graph, quantization->ranges);
   }
   const Graph& searched = quantization ? ranged : graph;
@@ -163,6 +201,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   if (quantization) int8_errors.emplace(searched, check.values());
   // Per node: the least error of an int8 candidate holding it that has a price (+inf: none).
   std::vector<double> least_int8_error(graph.nodes.size(), INFINITY);
+  std::vector<char> int8_faster(graph.nodes.size(), 0);   // stayed_fp32's "not faster" (above)
   CostDatabase in_memory;   // later rounds reuse the first round's costs even without --cache
   PartitionOptions po = options;
   if (!po.database) po.database = &in_memory;
@@ -191,6 +230,18 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
         const auto& measured = i < problem.errors.size() ? problem.errors[i] : std::nullopt;
         error[i] = measured ? *measured : budget_prior_error(problem, static_cast<int>(i));
       }
+      // Per node set, the cheapest fp32 and int8 prices: where int8 is cheaper, its nodes could gain.
+      std::map<std::vector<int>, std::pair<double, double>> price;   // (fp32, int8)
+      for (size_t i = 0; i < problem.candidates.size(); ++i) {
+        if (!problem.costs[i].is_value() || (reduced.count(problem.candidates[i].backend) && !int8.count(problem.candidates[i].backend)))
+          continue;
+        auto [it, fresh] = price.try_emplace(problem.candidates[i].inside().members(), INFINITY, INFINITY);
+        double& p = int8.count(problem.candidates[i].backend) ? it->second.second : it->second.first;
+        p = std::min(p, problem.costs[i].seconds());
+      }
+      for (const auto& [nodes, p] : price)
+        if (p.second < p.first)
+          for (int n : nodes) int8_faster[static_cast<size_t>(n)] = 1;
       return choose_within_budget(problem, error, B).allowed;
     };
     Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
@@ -242,7 +293,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     ++rounds;
   }
   best->outcome.plan.accuracy = PlanAccuracy{E, calibration_fingerprint(graph, budget), best->error, best->proxy, rounds};
-  if (quantization) best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, E);
+  if (quantization) best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, int8_faster, E);
   return std::move(best->outcome);
 }
 

@@ -4,8 +4,9 @@
 // Terms. A *reduced* backend computes in lower precision than fp32 (BackendCompiler::precision()
 // != "f32": onednn_bf16, onednn_int8). The error of a plan is max over graph outputs of
 // ||y - y_fp32||_2 / ||y_fp32||_2, y_fp32 being ref's fp32 interpretation of the whole model on the
-// same inputs and weights. Calibration inputs: --calibration NAME=FILE.npy where given, seeded
-// random (model_data.h, `seed`) otherwise, with the model's weights (seeded where it has none).
+// same inputs and weights, and max over the calibration samples. Calibration inputs: --calibration
+// NAME=FILE.npy where given (a file may stack K samples along axis 0: calibration_samples.h),
+// seeded random (model_data.h, `seed`) otherwise, with the model's weights (seeded where it has none).
 //
 // Method (search, then verify; tighten or loosen):
 //   round(B): partition_graph with CollageOptions::allowed from choose_within_budget(problem, e, B)
@@ -49,6 +50,7 @@
 #include "search/partitioner.h"
 #include "tessera/accuracy_budget.h"
 #include "tessera/host_tensor.h"
+#include "tessera/plan.h"
 
 namespace tessera {
 
@@ -70,11 +72,17 @@ class PlanErrorCheck {
   ~PlanErrorCheck();
   PlanErrorCheck(const PlanErrorCheck&) = delete;
   PlanErrorCheck& operator=(const PlanErrorCheck&) = delete;
-  // max over graph outputs of ||y - y_fp32||_2 / ||y_fp32||_2.
+  // max over the calibration samples (calibration_samples.h) and graph outputs of
+  // ||y - y_fp32||_2 / ||y_fp32||_2.
   double error(const Plan& plan) const;
-  // The model ref ran (seeded weights filled in) and every one of its values, by ValueId.
+  // The model ref ran (seeded weights filled in) and every one of its values on the first sample,
+  // by ValueId (what int8 candidates' errors are measured on: int8_calibration.h).
   const Graph& model() const;
   const std::vector<HostTensor>& values() const;
+  size_t samples() const;
+  // The int8 sources' ranges (calibrate_ranges with `method`) over every sample: per value the
+  // lowest min and highest max of the samples' ranges (for minmax, exactly the range over all).
+  PlanQuantization ranges(const std::string& method) const;
 
  private:
   struct Data;

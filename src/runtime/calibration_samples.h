@@ -1,0 +1,36 @@
+// Calibration inputs as samples: one .npy file per input may hold several samples, stacked along
+// axis 0, and an accuracy budget is verified on every one of them.
+//
+//   input x: f32[1, 3, 224, 224]     --calibration x=cal.npy, cal.npy: f32[8, 3, 224, 224]
+//     -> 8 samples, sample k = rows [k, k + 1) of the file; each runs as its own batch-1 input
+//
+// A file of the input's own type is one sample (what every plan made so far used). A file whose
+// dtype, rank and trailing dimensions match and whose first dimension is K times the input's holds
+// K samples. Inputs that hold several must hold the same K; an input given as one sample is the
+// same in every sample; inputs not given are seeded random, with seed `seed + k` for sample k.
+//
+// Why: one input is a noisy measurement of a plan's error. On models whose int8 error is
+// dominated by where values fall against rounding boundaries (efficientnet_b0 with random weights:
+// two exact implementations of the same QDQ model differ by 0.03 relative), a plan verified at
+// 0.034 on its calibration input read 0.046 on another; the budget then holds on new inputs only
+// as well as the maximum over several samples predicts them (docs/accuracy.md, "int8").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.h"
+#include "tessera/host_tensor.h"
+
+namespace tessera {
+
+// The samples in `calibration` (input name -> data), each a map of the given inputs at the model's
+// own types, in order. Never empty: no calibration is one sample of nothing given. A file that
+// fits neither form is passed on whole (model_inputs then names the type mismatch); different K
+// across inputs is UserError::option("calibration", ...).
+std::vector<std::map<std::string, HostTensor>> calibration_samples(const Graph& graph,
+                                                                   const std::map<std::string, HostTensor>& calibration);
+
+}  // namespace tessera

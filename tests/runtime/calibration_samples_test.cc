@@ -1,0 +1,90 @@
+// Calibration files holding several samples along axis 0, and a budget verified on all of them.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "runtime/budgeted_partition.h"
+#include "runtime/calibration_samples.h"
+#include "tessera/error.h"
+#include "tessera/model_loader.h"
+
+using namespace tessera;
+
+namespace {
+
+HostTensor counting(const Shape& shape, float from) {
+  HostTensor t(TensorType{DType::f32, shape});
+  float* p = reinterpret_cast<float*>(t.bytes.data());
+  for (int64_t i = 0; i < t.type.numel(); ++i) p[i] = from + static_cast<float>(i);
+  return t;
+}
+
+float at(const HostTensor& t, int64_t i) { return reinterpret_cast<const float*>(t.bytes.data())[i]; }
+
+}  // namespace
+
+TEST_CASE("calibration_samples: K samples stacked along axis 0, one sample as it is") {
+  const Graph g = load_model("data/models/conv_block.json");   // x: f32[1, 8, 16, 16]
+  const int64_t n = 8 * 16 * 16;
+  SECTION("one sample") {
+    const auto s = calibration_samples(g, {{"x", counting({1, 8, 16, 16}, 0)}});
+    REQUIRE(s.size() == 1);
+    CHECK(at(s[0].at("x"), 5) == 5.0f);
+  }
+  SECTION("three samples") {
+    const auto s = calibration_samples(g, {{"x", counting({3, 8, 16, 16}, 0)}});
+    REQUIRE(s.size() == 3);
+    for (int64_t k = 0; k < 3; ++k) {
+      CHECK(s[static_cast<size_t>(k)].at("x").type == (TensorType{DType::f32, {1, 8, 16, 16}}));
+      CHECK(at(s[static_cast<size_t>(k)].at("x"), 0) == static_cast<float>(k * n));
+    }
+  }
+  SECTION("nothing given: one sample of nothing") { CHECK(calibration_samples(g, {}).size() == 1); }
+  SECTION("a file that fits neither form is passed on whole") {
+    const auto s = calibration_samples(g, {{"x", counting({3, 8, 16, 15}, 0)}});
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].at("x").type.shape == Shape{3, 8, 16, 15});
+  }
+}
+
+TEST_CASE("calibration_samples: inputs with different sample counts are a user error naming calibration") {
+  Graph g = load_model("data/models/conv_block.json");
+  Value y;
+  y.name = "y2";
+  y.type = TensorType{DType::f32, {1, 4}};
+  y.kind = ValueKind::Input;
+  g.inputs.push_back(g.add_value(y));
+  CHECK_THROWS_WITH(calibration_samples(g, {{"x", counting({2, 8, 16, 16}, 0)}, {"y2", counting({3, 4}, 0)}}),
+                    Catch::Contains("calibration") && Catch::Contains("samples"));
+  const auto s = calibration_samples(g, {{"x", counting({2, 8, 16, 16}, 0)}, {"y2", counting({1, 4}, 7)}});
+  REQUIRE(s.size() == 2);
+  CHECK(at(s[1].at("y2"), 0) == 7.0f);   // one sample of y2, in every sample
+}
+
+TEST_CASE("PlanErrorCheck: the int8 ranges span every sample") {
+  const Graph g = load_model("data/models/conv_block.json");
+  AccuracyBudget one, three;
+  one.max_rel_error = three.max_rel_error = 0.01;
+  HostTensor x = counting({3, 8, 16, 16}, 0);
+  float* p = reinterpret_cast<float*>(x.bytes.data());
+  const int64_t n = 8 * 16 * 16;
+  for (int64_t i = 0; i < 3 * n; ++i) p[i] = (i < n ? 1.0f : i < 2 * n ? 4.0f : -2.0f) * std::sin(0.01f * static_cast<float>(i));
+  HostTensor first(TensorType{DType::f32, {1, 8, 16, 16}});
+  std::memcpy(first.bytes.data(), x.bytes.data(), first.bytes.size());
+  one.calibration.emplace("x", first);
+  three.calibration.emplace("x", x);
+  const PlanErrorCheck a(g, one), b(g, three);
+  CHECK(a.samples() == 1);
+  CHECK(b.samples() == 3);
+  const auto range_of = [](const PlanQuantization& q, const std::string& v) {
+    for (const auto& [name, r] : q.ranges)
+      if (name == v) return r;
+    FAIL("no range for " << v);
+    return std::pair<float, float>{};
+  };
+  const auto ra = range_of(a.ranges("minmax"), "x"), rb = range_of(b.ranges("minmax"), "x");
+  CHECK(ra.second <= 1.0f);
+  CHECK(rb.second > 3.9f);    // sample 1 reaches 4
+  CHECK(rb.first < -1.9f);    // sample 2 reaches -2
+}
