@@ -13,6 +13,10 @@
 #include "backends/compilers/backend_compiler.h"
 #include "emit/graph_edit.h"
 #include "frontend/onnx_export.h"
+#include "ir/calibrated_ranges.h"
+#include "tessera/dataflow_index.h"
+#include "tessera/kernel.h"
+#include "tessera/sub_graph.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -188,6 +192,25 @@ std::vector<NodeId> int8_anchors(const Graph& graph, const PlanQuantization& qua
   return out;
 }
 
+std::vector<NodeId> compiled_int8(const Graph& graph, const PlanQuantization& quantization, const std::vector<NodeId>& anchors,
+                                  const std::string& backend) {
+  const Graph ranged = with_calibrated_ranges(graph, quantization.ranges);
+  const DataflowIndex index(ranged);
+  const std::unique_ptr<BackendCompiler> compiler = make_backend_compiler(backend);
+  std::vector<NodeId> out;
+  for (NodeId n : anchors) {
+    IndexSet one(ranged.num_nodes());
+    one.insert(n);
+    try {
+      compiler->compile(extract_function(ranged, SubGraph(index, one)));
+      out.push_back(n);
+    } catch (const KernelUnsupported&) {   // nothing in it would run in int8: the variant builds it in f32
+    } catch (const KernelError&) {
+    }
+  }
+  return out;
+}
+
 std::vector<NodeId> int8_partition_nodes(const Graph& graph, const Plan& plan) {
   const std::vector<std::string> real = backend_compiler_names();
   std::vector<NodeId> out;
@@ -207,12 +230,11 @@ Graph quantize_anchors(const Graph& graph, const PlanQuantization& quantization,
     throw UserError(graph.source, "opset", "writing int8 as QDQ needs opset >= 13 (per-channel DequantizeLinear); the model imports " +
                                                std::to_string(graph.opset));
   const auto ranges = range_map(quantization);
-  const std::vector<NodeId> anchors = int8_anchors(graph, quantization, nodes);
-  const std::set<NodeId> quantized(anchors.begin(), anchors.end());
+  const std::set<NodeId> quantized(nodes.begin(), nodes.end());
   QdqBuilder b(graph);
   for (NodeId n = 0; n < graph.num_nodes(); ++n) {
     const Node& node = graph.node(n);
-    if (quantized.count(n))
+    if (quantized.count(n) && is_anchor(graph, node, ranges))
       b.quantize(node, *act_quant(ranges.at(graph.value(node.inputs[0]).name)));
     else
       b.copy(node);
@@ -222,6 +244,14 @@ Graph quantize_anchors(const Graph& graph, const PlanQuantization& quantization,
 
 std::optional<onnx::ModelProto> plan_qdq_onnx(const Graph& graph, const Plan& plan, bool whole) {
   if (!plan.quantization) return std::nullopt;
+  // The int8 backend whose compiler decides which anchors run in int8: the plan's, else onednn_int8.
+  std::string backend;
+  const std::vector<std::string> real = backend_compiler_names();
+  for (const std::string& b : real)
+    if (backend.empty() && make_backend_compiler(b)->precision() == "int8") backend = b;
+  for (const Partition& p : plan.partitions)
+    if (std::find(real.begin(), real.end(), p.backend) != real.end() && make_backend_compiler(p.backend)->precision() == "int8")
+      backend = p.backend;
   std::vector<NodeId> nodes;
   if (whole) {
     for (NodeId n = 0; n < graph.num_nodes(); ++n) nodes.push_back(n);
@@ -229,6 +259,8 @@ std::optional<onnx::ModelProto> plan_qdq_onnx(const Graph& graph, const Plan& pl
     nodes = int8_partition_nodes(graph, plan);
     if (nodes.empty()) return std::nullopt;
   }
+  nodes = int8_anchors(graph, *plan.quantization, nodes);
+  if (!backend.empty()) nodes = compiled_int8(graph, *plan.quantization, nodes, backend);
   onnx::ModelProto m = graph_to_onnx(quantize_anchors(graph, *plan.quantization, nodes));
   m.mutable_graph()->set_doc_string(whole ? "every convolution and matmul tessera's int8 variant takes, quantized with the plan's ranges"
                                           : "tessera's int8 plan: QuantizeLinear/DequantizeLinear where its int8 partitions quantize");

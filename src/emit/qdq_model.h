@@ -25,10 +25,12 @@
 // is for checking numbers, not for speed (a whole-model QDQ made for speed, with output
 // quantization and int32 biases: scripts/quantize_qdq.py).
 //
-// Not modelled: an anchor the variant declines at compile time because oneDNN has no int8 kernel
-// for its shape (its probe), which the file quantizes anyway (on AVX-512 VNNI oneDNN takes every
-// convolution and matmul of the zoo); weights or biases computed by nodes outside the partition,
-// which the variant quantizes at run time and the file leaves fp32.
+// An anchor the variant declines at compile time because oneDNN has no int8 kernel for it (its
+// probe: squeeze-excitation convolutions on 1x1 maps, say) stays fp32 here too: each anchor is
+// compiled alone by the int8 backend, and one it refuses (KernelUnsupported) is left out. The probe
+// inside a larger function sees more post-ops, so in principle it could decide otherwise there.
+// Not modelled: weights or biases computed by nodes outside the partition, which the variant
+// quantizes at run time and the file leaves fp32.
 #pragma once
 
 #include <optional>
@@ -47,6 +49,11 @@ std::vector<NodeId> int8_anchors(const Graph& graph, const PlanQuantization& qua
 
 // The nodes in `plan`'s partitions whose backend computes in int8, ascending.
 std::vector<NodeId> int8_partition_nodes(const Graph& graph, const Plan& plan);
+
+// The anchors among `anchors` that `backend`'s compiler builds in int8, each compiled alone with
+// the plan's ranges (a function it refuses as KernelUnsupported computes nothing in int8).
+std::vector<NodeId> compiled_int8(const Graph& graph, const PlanQuantization& quantization, const std::vector<NodeId>& anchors,
+                                  const std::string& backend);
 
 // `graph` with the anchors among `nodes` quantized as above, constants no node reads any more
 // dropped. Every weight read by an anchor must carry data (UserError naming it otherwise), and the

@@ -90,6 +90,38 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
   return pairs;
 }
 
+// A contender other than the search's plan won the race: what stays fp32 in it, and why. The
+// search's own reasons for the nodes it kept fp32, and for each node the search's plan ran in int8
+// but the winner does not, that int8 lost end to end.
+std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Graph& searched, const std::vector<BackendSpec>& backends,
+                                                                        const PlanContender& search, const PlanContender& winner) {
+  const std::vector<std::string> int8 = int8_backends(backends);
+  auto int8_nodes = [&](const Plan& plan) {
+    std::vector<char> on(searched.nodes.size(), 0);
+    for (const Partition& p : plan.partitions)
+      if (std::find(int8.begin(), int8.end(), p.backend) != int8.end())
+        p.nodes.for_each([&](int n) { on[static_cast<size_t>(n)] = 1; });
+    return on;
+  };
+  const std::vector<char> was = int8_nodes(search.plan), is = int8_nodes(winner.plan);
+  std::map<std::string, std::string> why(search.plan.accuracy->stayed_fp32.begin(), search.plan.accuracy->stayed_fp32.end());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t n = 0; n < searched.nodes.size(); ++n) {
+    const std::string& name = searched.nodes[n].name;
+    if (is[n]) continue;
+    if (was[n]) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "not faster end to end: the plan running it in int8 measured %.3g ms, %s (fp32 here) %.3g ms",
+                    search.latency_ms.value_or(0.0), winner.label.c_str(), winner.latency_ms.value_or(0.0));
+      out.push_back({name, buf});
+    } else if (auto it = why.find(name); it != why.end()) {
+      out.push_back({name, it->second});
+    }
+  }
+  return out;
+}
+
+
 void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                      const PartitionOptions& options, PartitionOutcome& outcome, CostDatabase* database,
                      bool may_measure, const AccuracyBudget& budget, TuneRecord& record) {
@@ -164,6 +196,8 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     record.race.push_back(RacedContender{c.label, c.latency_ms, c.measured_now, c.failed, i == best});
   }
   Plan chosen = contenders[best].plan;
+  if (best != 0 && quantization && chosen.accuracy && contenders[0].plan.accuracy)
+    chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best]);
   chosen.verified_choice = contenders[best].label;
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
