@@ -12,7 +12,8 @@ void AccuracyOptions::add_to(CLI::App& cmd) {
                  "end-to-end relative L2 error budget vs fp32 for reduced-precision backends such as onednn_bf16 and onednn_int8 "
                  "(default 0: fp32 plans)");
   cmd.add_option("--calibration", calibration,
-                 "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random)");
+                 "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random); "
+                 "a file may stack several samples along axis 0: the budget must hold on each");
   cmd.add_option("--calibration-ranges", calibration_ranges,
                  "int8 activation ranges from the calibration inputs: minmax (default) or percentile:<p>, e.g. percentile:99.99");
 }

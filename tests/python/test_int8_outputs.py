@@ -13,7 +13,8 @@ priced cheaper everywhere, so the plan runs int8 where the budget lets it):
 - the files are byte-identical from run to run, and `tessera show --qdq` writes the same bytes from
   the plan file; an fp32 plan has none (show --qdq: exit 2, one line);
 - Python: tessera.partition/tune take the CLI's calibration options as keywords (calibration= with
-  arrays or .npy paths, calibration_ranges=) and make the CLI's plan; errors name the keyword.
+  arrays or .npy paths, calibration_ranges=) and make the CLI's plan; errors name the keyword;
+- a calibration file of several samples stacked along axis 0: int8 ranges span every sample.
 Exits 77 (Skipped) without numpy or onnx.
 """
 import json
@@ -182,6 +183,18 @@ def check_python(tmp, model_path, cal, cli_plan):
             return str(e)
         raise AssertionError(f"no error for {kw}")
 
+    # Several samples in one file (stacked along axis 0): ranges span them all, Python as the CLI.
+    many = np.concatenate([x, 3.0 * np.random.default_rng(9).standard_normal(x.shape).astype(np.float32)])
+    np.save(os.path.join(tmp, "many.npy"), many)
+    cli4 = os.path.join(tmp, "cli4.json")
+    tessera("partition", model_path, "--backends", ",".join(backends), "--cost", "roofline", "--max-rel-error", str(E),
+            "--calibration", f"x={os.path.join(tmp, 'many.npy')}", "--plan", cli4)
+    p4 = ts.partition(model, backends=backends, cost="roofline", max_rel_error=E, calibration={"x": many})
+    p4.save(os.path.join(tmp, "py4.json"))
+    assert open(os.path.join(tmp, "py4.json")).read() == open(cli4).read()
+    one = {v: (lo, hi) for v, lo, hi in json.load(open(cli_plan))["quantization"]["ranges"]}
+    two = {v: (lo, hi) for v, lo, hi in json.load(open(cli4))["quantization"]["ranges"]}
+    assert two["x"][0] < one["x"][0] and two["x"][1] > one["x"][1], (one["x"], two["x"])   # the second sample is 3x wider
     msg = error_of(max_rel_error=E, calibration={"x": x}, calibration_ranges="bogus")
     assert msg.startswith("calibration_ranges") and "--" not in msg, msg
     msg = error_of(calibration_ranges="percentile:99.9")
