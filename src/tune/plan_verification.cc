@@ -92,9 +92,10 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
 
 // A contender other than the search's plan won the race: what stays fp32 in it, and why. The
 // search's own reasons for the nodes it kept fp32, and for each node the search's plan ran in int8
-// but the winner does not, that int8 lost end to end.
+// but the winner does not, that int8 lost the end-to-end race (by its tie margin, maybe).
 std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Graph& searched, const std::vector<BackendSpec>& backends,
-                                                                        const PlanContender& search, const PlanContender& winner) {
+                                                                        const PlanContender& search, const PlanContender& winner,
+                                                                        double tie_margin) {
   const std::vector<std::string> int8 = int8_backends(backends);
   auto int8_nodes = [&](const Plan& plan) {
     std::vector<char> on(searched.nodes.size(), 0);
@@ -110,9 +111,11 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Gr
     const std::string& name = searched.nodes[n].name;
     if (is[n]) continue;
     if (was[n]) {
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "not faster end to end: the plan running it in int8 measured %.3g ms, %s (fp32 here) %.3g ms",
-                    search.latency_ms.value_or(0.0), winner.label.c_str(), winner.latency_ms.value_or(0.0));
+      char buf[240];
+      std::snprintf(buf, sizeof buf,
+                    "lost the end-to-end race: the plan running it in int8 measured %.3g ms, %s (fp32 here) %.3g ms "
+                    "(a mixed plan must be %g%% faster than a single-backend one)",
+                    search.latency_ms.value_or(0.0), winner.label.c_str(), winner.latency_ms.value_or(0.0), 100.0 * tie_margin);
       out.push_back({name, buf});
     } else if (auto it = why.find(name); it != why.end()) {
       out.push_back({name, it->second});
@@ -197,7 +200,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
   }
   Plan chosen = contenders[best].plan;
   if (best != 0 && quantization && chosen.accuracy && contenders[0].plan.accuracy)
-    chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best]);
+    chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best], vo.tie_margin);
   chosen.verified_choice = contenders[best].label;
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
