@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
@@ -42,15 +45,8 @@ void write_text(const std::string& path, const std::string& text) {
 void run_show(const ShowArgs& a) {
   Graph graph = a.model.load_for_plan(read_plan_input_shapes(a.plan));
   Plan plan = read_plan_file(a.plan, graph);
-  const std::string dot = plan_to_dot(graph, plan, a.model.path);
-  if (!a.dot.empty()) {
-    write_text(a.dot, dot);
-    note_written(a.dot);
-  }
-  if (!a.svg.empty()) {
-    write_svg(dot, a.svg);
-    note_written(a.svg);
-  }
+  // The QDQ models first: a plan without int8 fails before anything is written.
+  std::vector<std::pair<std::string, std::string>> qdq_files;   // (path, bytes)
   for (const bool whole : {false, true}) {
     const std::string& path = whole ? a.qdq_all : a.qdq;
     if (path.empty()) continue;
@@ -61,8 +57,20 @@ void run_show(const ShowArgs& a) {
                             : "the plan has no int8 partition: its module.onnx is the model it runs");
     std::string bytes;
     if (!qdq->SerializeToString(&bytes)) throw UserError(path, "", "cannot serialise the model (over 2 GiB?)");
+    qdq_files.emplace_back(path, std::move(bytes));
+  }
+  for (const auto& [path, bytes] : qdq_files) {
     write_text(path, bytes);
     note_written(path);
+  }
+  const std::string dot = plan_to_dot(graph, plan, a.model.path);
+  if (!a.dot.empty()) {
+    write_text(a.dot, dot);
+    note_written(a.dot);
+  }
+  if (!a.svg.empty()) {
+    write_svg(dot, a.svg);
+    note_written(a.svg);
   }
   if (!a.module.empty() || (a.svg.empty() && a.dot.empty() && a.qdq.empty() && a.qdq_all.empty())) {
     EmitOptions options = default_emit_options(plan);
