@@ -10,6 +10,7 @@ priced cheaper everywhere, so the plan runs int8 where the budget lets it):
 - qdq.onnx run by tessera's ref kernels (QuantizeLinear/DequantizeLinear as ONNX defines them) and,
   where onnxruntime-node is installed (scripts/fetch_onnxruntime.sh), by ONNX Runtime, agrees with
   the int8 plan's own outputs within quantization tolerance on a held-out input;
+- the plan's stayed_fp32 says why each convolution/Gemm left in fp32 is (not faster; over budget);
 - the files are byte-identical from run to run, and `tessera show --qdq` writes the same bytes from
   the plan file; an fp32 plan has none (show --qdq: exit 2, one line);
 - Python: tessera.partition/tune take the CLI's calibration options as keywords (calibration= with
@@ -98,6 +99,16 @@ def check_emit(tmp, model, cal, held):
     assert anchors, f"the plan runs nothing in int8: {plan['partitions']}"
     for f in ("qdq.onnx", "qdq_all.onnx"):
         onnx.checker.check_model(onnx.load(os.path.join(d, f)), full_check=True)
+    # What stayed fp32, and why: the Gemm (1x16 by 16x10) is memory-bound, int8 is priced no lower.
+    stayed = dict(plan["accuracy"].get("stayed_fp32", []))
+    assert set(stayed) == {"conv0", "conv1", "fc"} - anchors, (stayed, anchors)
+    assert all(w.startswith(("not faster", "over the budget", "its int8 candidates' least error", "no int8 candidate"))
+               for w in stayed.values()), stayed
+    assert stayed.get("fc", "not faster").startswith("not faster"), stayed
+    tight = os.path.join(tmp, "tight.json")
+    tessera("partition", model, *[c if c != str(E) else "0.003" for c in common], "--plan", tight)
+    why = dict(json.load(open(tight))["accuracy"]["stayed_fp32"])
+    assert set(why) == {"conv0", "conv1", "fc"} and all("exceeds the budget 0.003" in w for w in why.values()), why
     q = onnx.load(os.path.join(d, "qdq.onnx"))
     producer = {o: n for n in q.graph.node for o in n.output}
     for n in q.graph.node:
