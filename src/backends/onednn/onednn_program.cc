@@ -84,6 +84,7 @@ OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision pre
     OneThreadIf one(moves_only_);   // oneDNN fixes a primitive's thread count when it creates it
     build();
   }
+  plan_memory();
   if (precision_ == Precision::bf16 && !computes_in_bf16_)
     throw KernelUnsupported("onednn_bf16: no convolution or matmul in the function, nothing would run in bf16 (onednn runs it)");
   if (precision_ == Precision::int8 && !computes_in_int8_)
@@ -174,7 +175,8 @@ Dims OnednnProgram::dims_of(ValueId v) const {
 
 memory OnednnProgram::new_mem(const memory::desc& md) {
   owned_bytes_ += md.get_size();
-  return memory(md, engine_);
+  owned_.emplace_back(md, engine_);
+  return owned_.back();
 }
 
 memory OnednnProgram::value_mem(ValueId v) {

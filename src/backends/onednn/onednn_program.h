@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,7 +27,10 @@ using Dims = memory::dims;
 // One step of a program: a primitive, or (when `host` is set) work done on the host: a plain
 // copy (Concat of plain memories: a few memcpys, where oneDNN's concat picked a 5-10x slower
 // kernel), or the SiLU / GELU pass after an anchor (onednn_host_eltwise.h).
-// CPU primitives run synchronously on the stream, so the two kinds interleave in order.
+// CPU primitives run synchronously on the stream, so the two kinds interleave in order. A host
+// step lists the memories it reads and writes in `args` as a primitive would (DNNL_ARG_SRC..,
+// DNNL_ARG_DST) for the memory plan (onednn_memory_plan.h); one that lists none keeps every
+// buffer of its function where it is.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
@@ -116,6 +121,9 @@ class OnednnProgram {
 
   // --- building (onednn_program.cc) ---
   void build();
+  // Moves the buffers of values computed inside into one arena, sharing bytes between buffers
+  // whose lifetimes do not meet (onednn_memory_plan.cc).
+  void plan_memory();
   [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
   bool is_boundary(ValueId v) const;
   // The memory desc a boundary value is stored in outside: plain, or nhwc (layout_).
@@ -290,6 +298,12 @@ class OnednnProgram {
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
   size_t owned_bytes_ = 0;
+  std::vector<memory> owned_;                             // every buffer new_mem made
+  struct FreeBytes {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  static constexpr size_t kArenaAlign = 64;
+  std::unique_ptr<std::byte, FreeBytes> arena_;          // the planned buffers (plan_memory)
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
   bool computes_in_int8_ = false;                         // some conv/matmul runs u8 x s8
   bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread
