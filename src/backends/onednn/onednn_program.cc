@@ -111,6 +111,7 @@ void OnednnProgram::build() {
   find_groups();
   plan_concat_regions();
   find_int8();
+  find_scale_folds();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
     if (auto it = layer_norm_at_.find(n); it != layer_norm_at_.end()) {

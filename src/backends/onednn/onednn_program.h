@@ -66,6 +66,7 @@ ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, c
 // dims, geometry, the ONNX weights as oneDNN sees them, and the type it computes in.
 struct ConvOperands {
   ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  ValueId scale = kNoValue;   // a per-channel scale of the source folded into the weights (onednn_scale_fold.cc)
   bool has_bias = false;
   size_t sp = 0;    // spatial dims
   int64_t O = 0;    // output channels
@@ -196,6 +197,11 @@ class OnednnProgram {
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
   void build_layernorm(size_t n);
+  // Squeeze-and-excitation scales folded into the next conv's weights (onednn_scale_fold.cc):
+  // the Mul nodes absorbed, the convs that read their source instead; the weights W * s made
+  // by a step each run.
+  void find_scale_folds();
+  memory scaled_weights(const ConvOperands& c, const memory::desc& want);
   // Decomposed groups (onednn_patterns.h), built as one primitive (onednn_ops_fused.cc).
   void find_groups();
   void build_layer_norm_group(size_t n, const LayerNormMatch& m);
@@ -287,6 +293,10 @@ class OnednnProgram {
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
   std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
+  struct ScaleFold {
+    ValueId source, scale;
+  };
+  std::unordered_map<size_t, ScaleFold> scale_fold_;           // by conv node
   struct Region {
     ValueId root = kNoValue;   // the Concat output whose buffer holds it
     size_t offset = 0;         // bytes into that buffer
