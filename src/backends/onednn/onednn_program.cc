@@ -150,6 +150,7 @@ void OnednnProgram::build() {
     else if (op == "ConvInteger" || op == "MatMulInteger") build_integer(n);
     else if (op == "Cast") build_cast(n);
     else if (op == "DynamicQuantizeLinear") build_dynamic_quantize(n);
+    else if (op == "Resize") build_resize(n);
     else if (is_layout_op(op)) build_layout_op(n);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);

@@ -197,6 +197,7 @@ class OnednnProgram {
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
   void build_layernorm(size_t n);
+  void build_resize(size_t n);   // linear, half-pixel: the resampling primitive (onednn_resize.cc)
   // Squeeze-and-excitation scales folded into the next conv's weights (onednn_scale_fold.cc):
   // the Mul nodes absorbed, the convs that read their source instead; the weights W * s made
   // by a step each run.
