@@ -26,12 +26,12 @@ void OnednnProgram::find_scale_folds() {
   if (precision_ != Precision::f32) return;
   for (size_t m = 0; m < fn_.nodes.size(); ++m) {
     const Node& mul = fn_.nodes[m];
-    if (mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1 || absorbed_[m]) continue;
+    if (mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1 || absorbed_[m] || unary_at_.count(m)) continue;
     const ValueId y = mul.outputs[0];
     if (frame_.is_function_output(y) || consumers_[static_cast<size_t>(y)].size() != 1) continue;
     const auto n = static_cast<size_t>(consumers_[static_cast<size_t>(y)][0]);
     const Node& conv = fn_.nodes[n];
-    if (conv.op != "Conv" || conv.inputs.size() < 2 || conv.inputs[0] != y || absorbed_[n]) continue;
+    if (conv.op != "Conv" || conv.inputs.size() < 2 || conv.inputs[0] != y || absorbed_[n] || int8_at_.count(n)) continue;
     if (attr_int(conv.attrs, "group", 1) != 1) continue;
     const Shape& ys = fn_.value(y).type.shape;
     if (ys.size() < 3 || ys[0] != 1) continue;
