@@ -325,7 +325,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   if (pass) {
     const auto n = static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float));
     const HostEltwise op = *pass;
-    steps_.push_back({{}, {}, [op, dst, n] { eltwise_in_place(op, static_cast<float*>(dst.get_data_handle()), n); },
+    steps_.push_back({{}, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}}, [op, dst, n] { eltwise_in_place(op, static_cast<float*>(dst.get_data_handle()), n); },
                       op == HostEltwise::silu ? "host:silu" : "host:gelu_erf"});
   }
 }

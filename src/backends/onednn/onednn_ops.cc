@@ -68,6 +68,10 @@ ConvOperands OnednnProgram::conv_operands(size_t n, bool transposed) {
   c.x = node.inputs[0];
   c.w = node.inputs[1];
   c.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  if (auto f = scale_fold_.find(n); f != scale_fold_.end()) {   // reads h, weights W * s (onednn_scale_fold.cc)
+    c.x = f->second.source;
+    c.scale = f->second.scale;
+  }
   const Shape &xs = fn_.value(c.x).type.shape, &ws = fn_.value(c.w).type.shape, &ys = fn_.value(node.outputs[0]).type.shape;
   if (xs.size() < 3 || xs.size() > 5) unsupported(node, "only 1-D, 2-D and 3-D convolutions");
   c.sp = xs.size() - 2;
@@ -178,7 +182,7 @@ void OnednnProgram::build_deconv(size_t n, const ConvOperands& c) {
 std::unordered_map<int, memory> OnednnProgram::conv_args(const ConvOperands& c, const memory::desc& src,
                                                          const memory::desc& weights) {
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, as_layout(c.x, src)},
-                                       {DNNL_ARG_WEIGHTS, weights_mem(c.w, c.user_w, weights)}};
+                                       {DNNL_ARG_WEIGHTS, c.scale != kNoValue ? scaled_weights(c, weights) : weights_mem(c.w, c.user_w, weights)}};
   if (c.has_bias) args[DNNL_ARG_BIAS] = plain_mem(c.b, {c.O});
   return args;
 }

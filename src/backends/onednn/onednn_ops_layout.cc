@@ -385,7 +385,10 @@ void OnednnProgram::build_concat(size_t n) {
     }
   }
   if (!any) return;
-  steps_.push_back({{}, {}, [to_copy, dst, outer] {
+  std::unordered_map<int, memory> uses{{DNNL_ARG_DST, dst}};   // for the memory plan
+  for (size_t i = 0; i < to_copy.size(); ++i)
+    if (to_copy[i].first) uses[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = to_copy[i].first;
+  steps_.push_back({{}, std::move(uses), [to_copy, dst, outer] {
     auto* out = static_cast<char*>(dst.get_data_handle());
     for (int64_t o = 0; o < outer; ++o)
       for (const auto& [m, bytes] : to_copy) {

@@ -84,6 +84,7 @@ OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision pre
     OneThreadIf one(moves_only_);   // oneDNN fixes a primitive's thread count when it creates it
     build();
   }
+  plan_memory();
   if (precision_ == Precision::bf16 && !computes_in_bf16_)
     throw KernelUnsupported("onednn_bf16: no convolution or matmul in the function, nothing would run in bf16 (onednn runs it)");
   if (precision_ == Precision::int8 && !computes_in_int8_)
@@ -110,6 +111,7 @@ void OnednnProgram::build() {
   find_groups();
   plan_concat_regions();
   find_int8();
+  find_scale_folds();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
     if (auto it = layer_norm_at_.find(n); it != layer_norm_at_.end()) {
@@ -148,6 +150,7 @@ void OnednnProgram::build() {
     else if (op == "ConvInteger" || op == "MatMulInteger") build_integer(n);
     else if (op == "Cast") build_cast(n);
     else if (op == "DynamicQuantizeLinear") build_dynamic_quantize(n);
+    else if (op == "Resize") build_resize(n);
     else if (is_layout_op(op)) build_layout_op(n);
     else if (auto ops = eltwise_ops(fn_, node)) build_eltwise(n, *ops);
     else if (auto alg = binary_alg(op)) build_binary(n, *alg);
@@ -174,7 +177,8 @@ Dims OnednnProgram::dims_of(ValueId v) const {
 
 memory OnednnProgram::new_mem(const memory::desc& md) {
   owned_bytes_ += md.get_size();
-  return memory(md, engine_);
+  owned_.emplace_back(md, engine_);
+  return owned_.back();
 }
 
 memory OnednnProgram::value_mem(ValueId v) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,7 +27,10 @@ using Dims = memory::dims;
 // One step of a program: a primitive, or (when `host` is set) work done on the host: a plain
 // copy (Concat of plain memories: a few memcpys, where oneDNN's concat picked a 5-10x slower
 // kernel), or the SiLU / GELU pass after an anchor (onednn_host_eltwise.h).
-// CPU primitives run synchronously on the stream, so the two kinds interleave in order.
+// CPU primitives run synchronously on the stream, so the two kinds interleave in order. A host
+// step lists the memories it reads and writes in `args` as a primitive would (DNNL_ARG_SRC..,
+// DNNL_ARG_DST) for the memory plan (onednn_memory_plan.h); one that lists none keeps every
+// buffer of its function where it is.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
@@ -61,6 +66,7 @@ ConvGeometry conv_geometry(const Node& node, const Shape& xs, const Shape& ws, c
 // dims, geometry, the ONNX weights as oneDNN sees them, and the type it computes in.
 struct ConvOperands {
   ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  ValueId scale = kNoValue;   // a per-channel scale of the source folded into the weights (onednn_scale_fold.cc)
   bool has_bias = false;
   size_t sp = 0;    // spatial dims
   int64_t O = 0;    // output channels
@@ -116,6 +122,9 @@ class OnednnProgram {
 
   // --- building (onednn_program.cc) ---
   void build();
+  // Moves the buffers of values computed inside into one arena, sharing bytes between buffers
+  // whose lifetimes do not meet (onednn_memory_plan.cc).
+  void plan_memory();
   [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
   bool is_boundary(ValueId v) const;
   // The memory desc a boundary value is stored in outside: plain, or nhwc (layout_).
@@ -188,6 +197,12 @@ class OnednnProgram {
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
   void build_layernorm(size_t n);
+  void build_resize(size_t n);   // linear, half-pixel: the resampling primitive (onednn_resize.cc)
+  // Squeeze-and-excitation scales folded into the next conv's weights (onednn_scale_fold.cc):
+  // the Mul nodes absorbed, the convs that read their source instead; the weights W * s made
+  // by a step each run.
+  void find_scale_folds();
+  memory scaled_weights(const ConvOperands& c, const memory::desc& want);
   // Decomposed groups (onednn_patterns.h), built as one primitive (onednn_ops_fused.cc).
   void find_groups();
   void build_layer_norm_group(size_t n, const LayerNormMatch& m);
@@ -279,6 +294,10 @@ class OnednnProgram {
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
   std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
+  struct ScaleFold {
+    ValueId source, scale;
+  };
+  std::unordered_map<size_t, ScaleFold> scale_fold_;           // by conv node
   struct Region {
     ValueId root = kNoValue;   // the Concat output whose buffer holds it
     size_t offset = 0;         // bytes into that buffer
@@ -290,6 +309,12 @@ class OnednnProgram {
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
   size_t owned_bytes_ = 0;
+  std::vector<memory> owned_;                             // every buffer new_mem made
+  struct FreeBytes {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  static constexpr size_t kArenaAlign = 64;
+  std::unique_ptr<std::byte, FreeBytes> arena_;          // the planned buffers (plan_memory)
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
   bool computes_in_int8_ = false;                         // some conv/matmul runs u8 x s8
   bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread

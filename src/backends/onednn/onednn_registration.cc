@@ -25,11 +25,12 @@ std::vector<std::string> float_ops() {
           "ReduceMean", "Pow", "Erf"};
 }
 
-// onednn's own table adds the quantized ops and the conversions around them.
+// onednn's own table adds the quantized ops and the conversions around them, and Resize
+// (onednn_resize.cc; linear only, computed in f32).
 std::vector<std::string> onednn_ops() {
   std::vector<std::string> ops = float_ops();
   for (const char* op : {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
-                         "MatMulInteger", "Cast", "DynamicQuantizeLinear"})
+                         "MatMulInteger", "Cast", "DynamicQuantizeLinear", "Resize"})
     ops.push_back(op);
   return ops;
 }
