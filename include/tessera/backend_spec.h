@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/dtype_support.h"
 #include "tessera/partition_rule.h"
 #include "tessera/sub_graph.h"

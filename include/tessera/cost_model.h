@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/cost.h"
 #include "tessera/cost_database.h"
 #include "tessera/graph.h"

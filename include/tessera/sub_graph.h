@@ -33,7 +33,7 @@
 #include "tessera/dataflow_index.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 

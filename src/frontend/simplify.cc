@@ -10,7 +10,7 @@
 #include <set>
 
 #include "tessera/attribute.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "frontend/constant_folding.h"
 
 namespace tessera {

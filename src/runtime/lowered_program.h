@@ -56,7 +56,7 @@
 #include <vector>
 
 #include "backends/compilers/backend_compiler.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/kernel.h"
 #include "emit/module.h"
 

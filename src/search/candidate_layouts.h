@@ -26,7 +26,7 @@
 #include <optional>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
 #include "tessera/sub_graph.h"

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/candidate.h"
 #include "tessera/cost.h"
 #include "tessera/cost_model.h"

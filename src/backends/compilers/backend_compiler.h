@@ -53,7 +53,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/graph.h"
 #include "tessera/kernel.h"
 

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 
 namespace tessera {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "support/text.h"
 
 namespace tessera {

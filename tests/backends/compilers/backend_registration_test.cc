@@ -7,7 +7,7 @@
 #include "backends/compilers/backend_registration.h"
 #include "backends/compilers/function_builder.h"
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
