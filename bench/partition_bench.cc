@@ -13,7 +13,7 @@
 
 #include "tessera/backend_spec.h"
 #include "backends/spec/candidate_space.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 
 namespace {
 

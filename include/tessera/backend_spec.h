@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "ir/boundary_layout.h"
-#include "tessera/dtype_support.h"
-#include "tessera/partition_rule.h"
-#include "tessera/sub_graph.h"
+#include "partition/dtype_support.h"
+#include "partition/partition_rule.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

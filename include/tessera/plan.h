@@ -72,7 +72,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tessera/candidate.h"
+#include "partition/candidate.h"
 #include "tessera/cost.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"

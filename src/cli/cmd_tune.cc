@@ -62,7 +62,7 @@
 #include "tessera/plan.h"
 #include "search/steering.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 #include "cli/tune_report.h"
 #include "cli/cli_output.h"
 #include "support/plural.h"

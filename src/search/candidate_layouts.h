@@ -29,7 +29,7 @@
 #include "ir/boundary_layout.h"
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

@@ -24,7 +24,7 @@
 #include "search/cost_display.h"
 #include "tessera/error.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 #include "search/search_kind.h"
 
 namespace tessera {

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/candidate.h"
+#include "partition/candidate.h"
 #include "tessera/graph.h"
 #include "tessera/steering_rule.h"
 

@@ -6,7 +6,7 @@
 #include "support/files.h"
 #include "support/temp_dir.h"
 #include "tessera/backend_spec.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "tessera/index_set.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
 #include "ir/op_registry.h"
