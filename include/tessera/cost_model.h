@@ -38,7 +38,7 @@
 #include "tessera/cost.h"
 #include "tessera/cost_database.h"
 #include "tessera/graph.h"
-#include "tessera/host_profile.h"
+#include "cost_models/host_profile.h"
 
 namespace tessera {
 

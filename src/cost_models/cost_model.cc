@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 #include "tessera/error.h"
 #include "cost_models/mock_cost_model.h"
 #include "cost_models/roofline_cost_model.h"

@@ -1,6 +1,6 @@
 // This machine's roofline profile: kept beside the cost database, calibrated on first use.
-// See include/tessera/host_profile.h.
-#include "tessera/host_profile.h"
+// See src/cost_models/host_profile.h.
+#include "cost_models/host_profile.h"
 
 #include <chrono>
 #include <cstdio>

@@ -11,9 +11,9 @@
 
 #include "support/temp_dir.h"
 #include "tessera/cost_model.h"
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 #include "tessera/error.h"
-#include "tessera/host_profile.h"
+#include "cost_models/host_profile.h"
 
 using namespace tessera;
 using tessera::testing::TempDir;
