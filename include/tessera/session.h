@@ -36,11 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 #include "tessera/error.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "tessera/plan.h"
 
 namespace tessera {

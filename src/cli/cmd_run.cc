@@ -23,7 +23,7 @@
 #include "cli/model_options.h"
 #include "cli/plan_race.h"
 #include "backends/compilers/backend_compiler.h"
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 #include "tessera/error.h"
 #include "runtime/executor.h"
 #include "runtime/latency.h"

@@ -57,7 +57,7 @@
 
 #include "backends/compilers/backend_compiler.h"
 #include "ir/boundary_layout.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "emit/module.h"
 
 namespace tessera {

@@ -55,7 +55,7 @@
 
 #include "ir/boundary_layout.h"
 #include "tessera/graph.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 
