@@ -49,7 +49,7 @@
 #include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
 #include "tessera/session.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "search/steering.h"
 #include "search/why_not.h"
 #include "tessera/tune.h"

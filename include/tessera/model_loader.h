@@ -14,7 +14,7 @@
 
 #include "tessera/error.h"
 #include "tessera/graph.h"
-#include "tessera/simplify.h"
+#include "frontend/simplify.h"
 
 namespace tessera {
 

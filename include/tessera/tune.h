@@ -38,7 +38,7 @@
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "tessera/steering_rule.h"
 
 namespace tessera {

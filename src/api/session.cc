@@ -9,7 +9,7 @@
 #include "runtime/executor.h"
 #include "frontend/import_warnings.h"
 #include "tessera/model_loader.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 namespace tessera {
 namespace {

@@ -31,7 +31,7 @@
 #include "emit/module_printer.h"
 #include "runtime/npy.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "support/plural.h"
 #include "runtime/ref_check.h"
 #include "support/text.h"

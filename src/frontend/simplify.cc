@@ -1,5 +1,5 @@
 // Graph simplification at import (see simplify.h).
-#include "tessera/simplify.h"
+#include "frontend/simplify.h"
 
 #include <algorithm>
 #include <cmath>

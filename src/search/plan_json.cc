@@ -17,7 +17,7 @@
 
 #include "tessera/error.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "search/cost_display.h"
 #include "ir/structural_hash.h"
 #include "support/text.h"

@@ -1,6 +1,6 @@
 // Shape ranges, their buckets and the plan file that holds one plan per bucket
-// (include/tessera/shape_range.h).
-#include "tessera/shape_range.h"
+// (src/search/shape_range.h).
+#include "search/shape_range.h"
 
 #include <algorithm>
 #include <map>

@@ -12,7 +12,7 @@
 #include "tessera/error.h"
 #include "cost_models/machine.h"
 #include "tessera/session.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 using namespace tessera;
 
@@ -85,7 +85,7 @@ TEST_CASE("a plan tuned at other threads or on another machine is one line, none
   CHECK_THAT(*plan_machine_mismatch(plan, 1, "p.json"), Catch::Contains("tuned at 1 thread on Some Other CPU/isa-00000000"));
 }
 
-// A plan over shape ranges (tessera/shape_range.h): tuned per bucket, one Session for every shape.
+// A plan over shape ranges (src/search/shape_range.h): tuned per bucket, one Session for every shape.
 TEST_CASE("a Session runs every shape inside a plan's ranges, each compiled once, and refuses others") {
   const std::string path = "tests/inputs/good/symbolic.onnx";   // x: [batch, 3, h, w] -> Conv 1x1 -> y
   const Model model = Model::load(path, {{"x", {1, 3, 8, 8}}});

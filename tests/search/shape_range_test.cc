@@ -1,11 +1,11 @@
-// Shape ranges (include/tessera/shape_range.h): parsing, buckets, the plan file over buckets and
+// Shape ranges (src/search/shape_range.h): parsing, buckets, the plan file over buckets and
 // the bucket a shape runs in.
 #include <catch2/catch.hpp>
 
 #include "search/search_fixture.h"
 #include "support/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 using namespace tessera;
 using namespace tessera::testing;
