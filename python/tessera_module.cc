@@ -53,6 +53,7 @@
 #include "search/steering.h"
 #include "search/why_not.h"
 #include "tessera/tune.h"
+#include "tune/tune_buckets.h"
 #include "tune/bench.h"
 #include "search/search_kind.h"
 

@@ -6,6 +6,7 @@
 #include "runtime/plan_backends.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
+#include "runtime/call_profile.h"
 #include "runtime/executor.h"
 #include "frontend/import_warnings.h"
 #include "tessera/model_loader.h"

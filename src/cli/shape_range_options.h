@@ -2,7 +2,7 @@
 // --shape-range NAME=MIN:OPT:MAX and --shapes NAME=S1,S2,..., each repeatable. With either, the
 // command tunes one plan per bucket and writes them as one plan file. --bucket-tune anchors|all
 // (partition, tune): with measured costs, search only the anchor buckets and race their plans at
-// the others, or search every bucket (tessera/tune.h: tune_buckets).
+// the others, or search every bucket (src/tune/tune_buckets.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

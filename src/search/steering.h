@@ -29,7 +29,7 @@
 #include "tessera/backend_spec.h"
 #include "partition/candidate.h"
 #include "tessera/graph.h"
-#include "tessera/steering_rule.h"
+#include "tessera/plan.h"
 
 namespace tessera {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/temp_dir.h"
+#include "cost_models/cost_model_options.h"
 #include "tessera/cost_model.h"
 #include "cost_models/device_profile.h"
 #include "tessera/error.h"
