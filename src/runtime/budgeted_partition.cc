@@ -154,7 +154,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   Graph ranged;
   if (!int8.empty()) {
     if (budget.calibration.size() < graph.inputs.size())
-      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real data (--calibration NAME=FILE.npy) gives truer scales\n");
+      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real calibration inputs give truer scales\n");
     quantization = calibrate_ranges(check.model(), check.values(), budget.calibration_ranges);
     ranged = with_calibrated_ranges(graph, quantization->ranges);
   }

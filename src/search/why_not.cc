@@ -27,8 +27,8 @@ std::string rule_refusal(const BackendSpec& spec, const Graph& graph, NodeId n) 
         }
     return "op " + op + " is only inside " + spec.name + "'s patterns (" + names + "), none of which matches here";
   }
-  return "every candidate holding it broke " + spec.name + "'s limits (max_depth, max_exits, allow_taps; --explain "
-         "counts the rejections)";
+  return "every candidate holding it broke " + spec.name + "'s limits (max_depth, max_exits, allow_taps; the partitioner's "
+         "explanation counts the rejections)";
 }
 
 }  // namespace
