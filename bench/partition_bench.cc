@@ -12,8 +12,9 @@
 #include "synthetic_bert.h"
 
 #include "tessera/backend_spec.h"
+#include "backends/spec/backend_spec_detail.h"
 #include "backends/spec/candidate_space.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 
 namespace {
 
@@ -53,7 +54,7 @@ void BM_EnumerateArbitraryOnly(benchmark::State& state) {
   Graph g = bert(20);
   DataflowIndex index(g);
   std::vector<BackendSpec> backends{three_backends()[2]};
-  backends[0].limits.max_depth = static_cast<int>(state.range(0));
+  backends[0].detail().limits.max_depth = static_cast<int>(state.range(0));
   size_t candidates = 0;
   for (auto _ : state) candidates = enumerate_candidates(index, backends, 1).size();
   state.counters["candidates"] = static_cast<double>(candidates);

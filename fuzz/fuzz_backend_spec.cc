@@ -5,7 +5,7 @@
 #include "fuzz_target.h"
 #include "tessera/backend_spec.h"
 #include "backends/spec/candidate_space.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/model_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

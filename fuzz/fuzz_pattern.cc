@@ -3,7 +3,7 @@
 // Seeds: tests/fuzz/corpus/pattern/.
 #include "fuzz_target.h"
 #include "tessera/model_loader.h"
-#include "tessera/pattern.h"
+#include "partition/pattern.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera;

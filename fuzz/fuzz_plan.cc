@@ -8,7 +8,7 @@
 #include "fuzz_target.h"
 #include "search/plan_check.h"
 #include "tessera/backend_spec.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/model_loader.h"
 #include "tessera/plan.h"
 

@@ -52,10 +52,11 @@
 #include "runtime/model_data.h"
 #include "runtime/npy.h"
 #include "tessera/session.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "search/steering.h"
 #include "search/why_not.h"
 #include "tessera/tune.h"
+#include "tune/tune_buckets.h"
 #include "tune/bench.h"
 #include "search/search_kind.h"
 

@@ -21,35 +21,42 @@
 // src/backends/<name>/), tvm and byoc (Collage's test backends, cost-model only).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
-#include "tessera/dtype_support.h"
-#include "tessera/partition_rule.h"
-#include "tessera/sub_graph.h"
-
 namespace tessera {
+
+class PartitionRule;        // src/partition/partition_rule.h
+struct BackendSpecDetail;   // src/backends/spec/backend_spec_detail.h
 
 struct BackendSpec {
   std::string name;
   std::string device = "cpu";
   bool all_ops = false;                     // "ops": "*"
   std::vector<std::string> ops;             // sorted, unique; empty when all_ops
-  std::vector<CompositeSpec> patterns;      // in file order
-  // "dtypes": ["f32", "f16"] or {"*": [...], "Op": [...]}; absent = every dtype (dtype_support.h).
-  DTypeSupport dtypes;
-  FusionStyle fusion = FusionStyle::None;
-  SubGraphConfig limits;                    // defaults 0, 1, false
   std::string source;                       // file it came from ("<builtin>/ref.json" for built-ins)
-  // "boundary_layout": how its functions take and give 4-D activations (boundary_layout.h);
-  // "plain" by default, "nhwc" for onednn, onednn_bf16 and xnnpack.
-  Layout boundary_layout = Layout::plain;
+
+  BackendSpec();
+  ~BackendSpec();
+  BackendSpec(const BackendSpec& o);
+  BackendSpec(BackendSpec&& o) noexcept;
+  BackendSpec& operator=(const BackendSpec& o);
+  BackendSpec& operator=(BackendSpec&& o) noexcept;
+
+  // How it partitions and what its functions take: its patterns, dtypes, fusion style, limits and
+  // boundary layout. The partitioner's business; a program that only names backends needs none
+  // of it.
+  BackendSpecDetail& detail() { return *detail_; }
+  const BackendSpecDetail& detail() const { return *detail_; }
 
   // True when `ops` lists the op ("*" included) or a pattern names it.
   bool supports(const std::string& op) const;
   // OnlyValid(Fusion(Union(SingleOp, Composite))) as above, rules named "<name>.single" etc.
-  PartitionRulePtr make_rule() const;
+  std::unique_ptr<PartitionRule> make_rule() const;
+
+ private:
+  std::unique_ptr<BackendSpecDetail> detail_;
 };
 
 // Parses a spec's JSON text; `file` names it in errors.

@@ -34,13 +34,14 @@
 #include <string_view>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
 #include "tessera/cost.h"
 #include "tessera/cost_database.h"
 #include "tessera/graph.h"
-#include "tessera/host_profile.h"
 
 namespace tessera {
+
+struct BoundaryLayouts;      // src/ir/boundary_layout.h
+struct CostModelOptions;     // src/cost_models/cost_model_options.h
 
 struct CostRequest {
   const Graph* function = nullptr;   // non-owning; the candidate as a standalone function
@@ -52,7 +53,7 @@ struct CostRequest {
   // The boundary layouts to price it with; unset: the backend's native ones (what the executor
   // runs a candidate with). Layout conversions (boundary_layout.h) are priced all plain. Callers
   // that set it mix it into `hash`, so the two never share a database entry.
-  std::optional<BoundaryLayouts> layouts;
+  std::shared_ptr<const BoundaryLayouts> layouts;
 
   CostRequest() = default;
   CostRequest(const Graph& fn, uint64_t h, std::string backend_name, std::string device_name,
@@ -122,21 +123,12 @@ class CostModel {
   virtual void check_backends_impl(const std::vector<BackendRef>& backends) const {}
 };
 
-// How --cost specs are turned into models.
-struct CostModelOptions {
-  // Builds the "measure" model (given the text after "measure:", possibly empty). Unset: "measure"
-  // is a usage error naming the missing support.
-  std::function<std::unique_ptr<CostModel>(std::string_view arg)> make_measure;
-  // "roofline" with no cpu profile named: this machine's profile, kept or calibrated
-  // (host_profile.h); also the thread count a named cpu profile is held against, and where its
-  // one-line warning goes when it was made on another machine.
-  HostProfileOptions host;
-};
-
 // Parses a --cost spec: "mock:FILE", "roofline", "roofline:PROFILE[,PROFILE...]", "measure[:ARG]".
 // PROFILE is a path to a device profile or a name in data/devices (see device_profile.h); the cpu
 // is priced by the named cpu profile, else by this machine's own (host_profile.h).
 // Throws UserError("--cost: ...") for an unknown model and whatever the loaders throw.
-std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostModelOptions& options = {});
+std::unique_ptr<CostModel> make_cost_model(std::string_view spec);
+// The same with the options of cost_model_options.h (the "measure" model's maker, the host profile).
+std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostModelOptions& options);
 
 }  // namespace tessera

@@ -20,8 +20,37 @@
 
 namespace tessera {
 
-struct TensorView;
-struct ConstTensorView;
+// Non-owning views of tensors in someone else's memory (a TensorType plus a pointer), cheap to
+// copy: how a Session takes your input and output buffers, and how kernels take theirs. A missing
+// optional input is ConstTensorView::missing(); a present zero-element tensor may have a null
+// pointer, so presence is a flag, not the pointer.
+// A mutable, non-owning view of one tensor.
+struct TensorView {
+  TensorType type;
+  void* data = nullptr;
+
+  template <typename T> T* as() const { return static_cast<T*>(data); }
+  int64_t numel() const { return type.numel(); }
+};
+
+// A read-only, non-owning view of one tensor; `present` is false for a missing optional input.
+struct ConstTensorView {
+  TensorType type;
+  const void* data = nullptr;
+  bool present = true;
+
+  ConstTensorView() = default;
+  ConstTensorView(TensorType t, const void* d) : type(std::move(t)), data(d) {}
+  ConstTensorView(const TensorView& v) : type(v.type), data(v.data) {}  // NOLINT: implicit on purpose
+  static ConstTensorView missing() {
+    ConstTensorView v;
+    v.present = false;
+    return v;
+  }
+
+  template <typename T> const T* as() const { return static_cast<const T*>(data); }
+  int64_t numel() const { return type.numel(); }
+};
 
 struct HostTensor {
   TensorType type;

@@ -4,19 +4,22 @@
 // Constant nodes folded into constants, every value with a static TensorType (ONNX's own shape
 // inference fills in what the file does not say; symbolic dimensions are bound from
 // ImportOptions::input_shapes, and an unbound one becomes 1 with a warning naming it). ONNX
-// graphs are then simplified (simplify.h: no-op nodes removed, BatchNormalization folded).
+// graphs are then simplified (src/frontend/simplify.h: no-op nodes removed, BatchNormalization folded).
 // Any defect of the file throws UserError("FILE: PLACE: WHAT").
 #pragma once
 
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tessera/error.h"
 #include "tessera/graph.h"
-#include "tessera/simplify.h"
 
 namespace tessera {
+
+struct SimplifyReport;   // src/frontend/simplify.h
 
 // An input whose symbolic dimensions no input_shapes binding bound, so the importer bound them to 1
 // (ONNX): per dimension its value or its symbol ("?" when unnamed).

@@ -64,6 +64,7 @@
 // (plan_check.h in search/ does, for tests and `tessera run`).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,15 +73,40 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tessera/candidate.h"
 #include "tessera/cost.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
-#include "tessera/steering_rule.h"
 
 namespace tessera {
 
-struct PlanSet;   // shape_range.h
+struct PlanSet;   // src/search/shape_range.h
+
+// A pattern match a backend implements as one fused kernel, inside a chosen candidate: emit wraps
+// it as an inner `Composite` function named after the pattern.
+//   composite "onednn.conv_bias_relu" {0,1,2}   (pattern "Relu(Add(Conv(*, const), const))")
+struct Composite {
+  std::string name;       // "byoc.conv_bias_relu": the spec's pattern name
+  std::string pattern;    // the pattern's text, for debug output
+  IndexSet inside;        // the matched op nodes
+
+  bool operator==(const Composite& o) const { return name == o.name && inside == o.inside; }
+  std::strong_ordering operator<=>(const Composite& o) const;
+};
+
+// A steering rule: pin a node (or every node its selector matches) to a backend, or forbid the
+// backend there (TuneOptions::steering; the CLI's `--pin SELECTOR=BACKEND` and
+// `--forbid SELECTOR=BACKEND`). Selectors: a node name, "op:TYPE" or a glob over node names.
+struct SteeringRule {
+  enum class Kind { pin, forbid };
+  Kind kind = Kind::pin;
+  std::string selector;   // node name, "op:TYPE" or a glob over node names
+  std::string backend;
+
+  // "pin" or "forbid": the option's name in the library and in Python (the CLI's --pin / --forbid).
+  std::string kind_name() const { return kind == Kind::pin ? "pin" : "forbid"; }
+  std::string text() const { return selector + "=" + backend; }   // SELECTOR=BACKEND
+  bool operator==(const SteeringRule&) const = default;
+};
 
 // One candidate the search chose, as it sits inside a partition.
 struct ChosenCandidate {

@@ -36,16 +36,27 @@
 #include <string>
 #include <vector>
 
-#include "tessera/call_profile.h"
 #include "tessera/error.h"
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
 #include "tessera/plan.h"
 
 namespace tessera {
 
 class Executor;
+
+// One call of the plan's main as Session::profile (and `tessera run --profile`) times it: the
+// median over the timed runs, beside what the plan predicted for its partition.
+//   call  @tvmgen_default_onednn_main_3   /layers.0/MatMul+...   predicted 0.412 ms  measured 0.455 ms
+struct CallProfile {
+  std::string kernel;          // "@symbol" or "ref.<Op>"
+  std::string label;           // the call node's name in main
+  double median_ms = 0.0;
+  double predicted_ms = -1.0;  // the plan partition's cost in ms; -1 when not a partition call
+  std::string backend;         // the partition's backend, "" when unknown
+  int partition = -1;          // the plan partition's index, -1 when not a partition call
+  std::vector<std::string> nodes;  // the model nodes the call was outlined from
+};
 
 // A graph input or output as a deployment program sees it.
 struct TensorInfo {
@@ -123,7 +134,7 @@ class Session {
   // Convenience: inputs by name (all of them), outputs by name, owned.
   std::map<std::string, HostTensor> run(const std::map<std::string, HostTensor>& inputs);
 
-  // Per call in the plan's main, as `tessera run --profile` prints it (call_profile.h): the
+  // Per call in the plan's main, as `tessera run --profile` prints it (src/runtime/call_profile.h): the
   // median over `repeat` timed runs (after one warm-up) beside the partition's predicted cost.
   // Inputs by name, as run() takes them.
   std::vector<CallProfile> profile(const std::map<std::string, HostTensor>& inputs, int repeat = 10);

@@ -27,21 +27,38 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tessera/accuracy_budget.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
+#include "tessera/host_tensor.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
-#include "tessera/steering_rule.h"
 
 namespace tessera {
+
+// An accuracy budget: how far a plan's outputs may stray from fp32 (TuneOptions::budget; the
+// CLI's --max-rel-error), and the calibration inputs that error is verified on. The error of a
+// plan is max over graph outputs of ||y - y_fp32||_2 / ||y_fp32||_2, y_fp32 being ref's fp32
+// interpretation of the whole model on the same inputs and weights. max_rel_error = 0 means fp32
+// plans: reduced-precision backends (onednn_bf16, onednn_int8) are left out. The method that
+// finds the cheapest plan within a budget is partition_within_budget
+// (src/runtime/budgeted_partition.h).
+struct AccuracyBudget {
+  double max_rel_error = 0.0;                      // E; 0 = fp32 plans
+  std::map<std::string, HostTensor> calibration;   // input name -> data; the rest seeded random
+  uint64_t seed = 0;                               // seeded inputs and missing weights
+  int max_rounds = 6;                              // search + verify rounds at most (+1 fp32 fallback)
+  // How an int8 variant's activation ranges come from the calibration inputs: "minmax" or
+  // "percentile:<p>" (src/runtime/int8_calibration.h).
+  std::string calibration_ranges = "minmax";
+};
 
 struct TuneOptions {
   std::string model_path;           // written into the plan and used in messages
@@ -53,7 +70,7 @@ struct TuneOptions {
   AccuracyBudget budget;            // max_rel_error = 0: fp32 plans
   bool verify = true;               // race the search's plan end to end (collage, measured costs)
   bool may_measure = true;          // false: race latencies and in-plan prices only looked up
-  // --pin / --forbid (steering.h): resolved against the graph and backends before anything is
+  // Steering rules (plan.h; the CLI's --pin / --forbid, src/search/steering.h): resolved against the graph and backends before anything is
   // priced; every search of the pipeline, the race's contenders included, sees only the
   // candidates they allow, and the plan records them.
   std::vector<SteeringRule> steering;
@@ -92,25 +109,6 @@ struct TunedPlan {
 // records where (Plan::tuned_on: options.threads, this machine).
 TunedPlan tune_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const CostModel& model,
                      CostDatabase* database, const TuneOptions& options);
-
-// Shape ranges (shape_range.h): a plan per bucket, bucket b's on graphs[b] (the model bound to
-// it). Every bucket runs the pipeline above, unless `anchors_only` and the cost model measures:
-// then only the anchors do (ShapeBuckets::anchor: every varying dimension at MIN, OPT or MAX,
-// 3 buckets for one axis however many lie between), and every other bucket races the anchors'
-// plans end to end at its own shapes (verified_choice.h: the same race, its figures kept in the
-// database) and keeps the fastest, whose plan it then shares in the file. Tune time then grows
-// with the anchors, not with the buckets: a bucket between them costs a race of at most as many
-// plans as there are anchors, instead of a search over measured candidates.
-struct TunedBuckets {
-  std::vector<TunedPlan> plans;      // per bucket
-  std::vector<double> seconds;       // per bucket: its pipeline or its race, wall-clock
-  std::vector<bool> searched;        // per bucket: searched (true) or raced among the anchors' plans
-};
-TunedBuckets tune_buckets(const std::vector<const Graph*>& graphs, const ShapeBuckets& buckets,
-                          const std::vector<BackendSpec>& backends, const CostModel& model, CostDatabase* database,
-                          const TuneOptions& options, bool anchors_only);
-// Whether tune_buckets searches bucket b (false: raced among the anchors' plans).
-bool bucket_searched(const ShapeBuckets& buckets, size_t b, const CostModel& model, bool anchors_only);
 
 // One line per raced contender ("single:onednn   1.234 ms  (measured now)  <- chosen"), then
 // the in-plan line, for a person; nothing when there was no race and no in-plan price.

@@ -6,10 +6,11 @@
 #include "runtime/plan_backends.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
+#include "runtime/call_profile.h"
 #include "runtime/executor.h"
 #include "frontend/import_warnings.h"
 #include "tessera/model_loader.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 namespace tessera {
 namespace {
@@ -92,7 +93,7 @@ Session::Session(const Model& model, const Plan& plan, const SessionOptions& opt
                           " nodes, this model has " + std::to_string(model.graph().num_nodes()) + ")");
   }
   if (auto mismatch = plan_machine_mismatch(plan, options.threads, plan_file(plan)))
-    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->c_str());
+    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->render(library_spelling).c_str());
   std::unique_ptr<Bound> own = bind(model, plan);
   own_ = own.get();
   bound_.emplace(shapes_of(inputs_), std::move(own));
@@ -135,10 +136,10 @@ Session::Bound& Session::bound_at(const std::vector<Shape>& input_shapes) {
   if (!plan.shape_set) {
     for (size_t i = 0; i < inputs_.size(); ++i)
       if (input_shapes[i] != inputs_[i].type.shape)
-        throw UserError(model_.path(), inputs_[i].name,
-                        "input has shape " + shape_to_string(input_shapes[i]) + ", the plan " + file + " was made for " +
-                            shape_to_string(inputs_[i].type.shape) +
-                            " only (a plan made with --shape-range runs a range of shapes)");
+        throw UserError::mentioning(model_.path(), inputs_[i].name,
+                                    "input has shape " + shape_to_string(input_shapes[i]) + ", the plan " + file +
+                                        " was made for " + shape_to_string(inputs_[i].type.shape) +
+                                        " only (a plan made over " + mention("shape_ranges") + " runs a range of shapes)");
   }
   // The bucket first, so that a shape outside the ranges is refused before the model is loaded again.
   InputShapes named;

@@ -13,6 +13,7 @@ namespace tessera::cli {
 
 std::string cli_flag(const std::string& option) {
   if (option == "input_shapes") return "--input-shape";   // one flag per input, repeated
+  if (option == "shape_ranges") return "--shape-range";   // one flag per input, repeated
   std::string flag = "--" + option;
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;

@@ -9,11 +9,11 @@
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
-#include "tessera/host_profile.h"
+#include "cost_models/host_profile.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "support/plural.h"
-#include "tessera/calibrate.h"
-#include "tessera/device_profile.h"
+#include "cost_models/calibrate.h"
+#include "cost_models/device_profile.h"
 #include "tessera/error.h"
 
 namespace tessera::cli {

@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "frontend/json_graph.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "frontend/printer.h"
 
 namespace tessera::cli {

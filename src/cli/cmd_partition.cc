@@ -37,6 +37,7 @@
 #include "search/steering.h"
 #include "support/text.h"
 #include "tessera/tune.h"
+#include "tune/tune_buckets.h"
 #include "search/search_kind.h"
 
 namespace tessera::cli {

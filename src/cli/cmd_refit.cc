@@ -24,14 +24,14 @@
 #include "tessera/backend_spec.h"
 #include "backends/spec/candidate_space.h"
 #include "tessera/cost_database.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/error.h"
 #include "cost_models/estimator.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "tessera/model_loader.h"
 #include "cost_models/roofline_refit.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera::cli {
 namespace {

@@ -23,7 +23,7 @@
 #include "cli/model_options.h"
 #include "cli/plan_race.h"
 #include "backends/compilers/backend_compiler.h"
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 #include "tessera/error.h"
 #include "runtime/executor.h"
 #include "runtime/latency.h"
@@ -31,7 +31,7 @@
 #include "emit/module_printer.h"
 #include "runtime/npy.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "support/plural.h"
 #include "runtime/ref_check.h"
 #include "support/text.h"
@@ -180,7 +180,7 @@ void run_run(const RunArgs& a) {
   for (const std::string& note : check_plan_backends(plan, graph, a.plan_path, a.allow_fallback))
     std::fprintf(stderr, "tessera: warning: %s\n", note.c_str());
   if (auto mismatch = plan_machine_mismatch(plan, a.threads, a.plan_path))
-    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->c_str());
+    std::fprintf(stderr, "tessera: warning: %s\n", mismatch->render(cli_spelling).c_str());
   // --against's plans are read before anything runs: a bad one is a usage error at once.
   std::vector<std::pair<std::string, Plan>> against;
   if (!a.against.empty()) {

@@ -54,6 +54,7 @@
 #include "search/partitioner.h"
 #include "search/why_not.h"
 #include "tessera/backend_spec.h"
+#include "backends/spec/backend_spec_detail.h"
 #include "backends/spec/candidate_space.h"
 #include "tessera/cost_database.h"
 #include "tessera/error.h"
@@ -62,12 +63,13 @@
 #include "tessera/plan.h"
 #include "search/steering.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 #include "cli/tune_report.h"
 #include "cli/cli_output.h"
 #include "support/plural.h"
 #include "support/text.h"
 #include "tessera/tune.h"
+#include "tune/tune_buckets.h"
 #include "search/search_kind.h"
 
 namespace tessera::cli {
@@ -135,7 +137,7 @@ void add_candidate_requests(const Graph& graph, const std::vector<BackendSpec>& 
   for (size_t i = 0; i < candidates.size(); ++i) {
     const BackendSpec& b = *spec.at(candidates[i].backend);
     requests.emplace_back(functions[i], hashes[i], b.name, b.device, candidates[i].sub_graph.label());
-    boundary.apply(requests.back(), candidates[i].sub_graph, b.boundary_layout);
+    boundary.apply(requests.back(), candidates[i].sub_graph, b.detail().boundary_layout);
   }
 }
 

@@ -1,6 +1,6 @@
 #include "cli/cost_options.h"
 
-#include "tessera/host_profile.h"
+#include "cost_models/host_profile.h"
 #include "cost_models/measure/measured_cost_model.h"
 
 namespace tessera::cli {

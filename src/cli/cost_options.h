@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cost_models/cost_model_options.h"
 #include "tessera/cost_model.h"
 
 namespace tessera::cli {

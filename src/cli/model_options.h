@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/simplify.h"
 #include "tessera/graph.h"
 #include "tessera/model_loader.h"
 

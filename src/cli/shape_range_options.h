@@ -1,8 +1,8 @@
-// The shape-range options of partition, tune and bench (include/tessera/shape_range.h):
+// The shape-range options of partition, tune and bench (src/search/shape_range.h):
 // --shape-range NAME=MIN:OPT:MAX and --shapes NAME=S1,S2,..., each repeatable. With either, the
 // command tunes one plan per bucket and writes them as one plan file. --bucket-tune anchors|all
 // (partition, tune): with measured costs, search only the anchor buckets and race their plans at
-// the others, or search every bucket (tessera/tune.h: tune_buckets).
+// the others, or search every bucket (src/tune/tune_buckets.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,7 +13,7 @@
 
 #include "cli/model_options.h"
 #include "tessera/graph.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 namespace tessera::cli {
 

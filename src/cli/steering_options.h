@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/steering_rule.h"
+#include "tessera/plan.h"
 
 namespace tessera::cli {
 

@@ -1,5 +1,5 @@
-// Measuring this machine's peak, bandwidth and call overhead. See include/tessera/calibrate.h.
-#include "tessera/calibrate.h"
+// Measuring this machine's peak, bandwidth and call overhead. See src/cost_models/calibrate.h.
+#include "cost_models/calibrate.h"
 
 #include <cblas.h>
 

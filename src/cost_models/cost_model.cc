@@ -5,7 +5,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tessera/device_profile.h"
+#include "cost_models/cost_model_options.h"
+#include "cost_models/device_profile.h"
 #include "tessera/error.h"
 #include "cost_models/mock_cost_model.h"
 #include "cost_models/roofline_cost_model.h"
@@ -78,6 +79,8 @@ std::unique_ptr<CostModel> make_roofline(std::string_view arg, const HostProfile
   return std::make_unique<RooflineCostModel>(std::move(profiles));
 }
 }  // namespace
+
+std::unique_ptr<CostModel> make_cost_model(std::string_view spec) { return make_cost_model(spec, CostModelOptions{}); }
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view spec, const CostModelOptions& options) {
   std::string_view head = spec.substr(0, spec.find(':'));

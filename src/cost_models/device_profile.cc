@@ -1,6 +1,6 @@
 // Device profiles: the tessera.device format, its loader and the data-file lookup.
-// See include/tessera/device_profile.h and docs/formats.md.
-#include "tessera/device_profile.h"
+// See src/cost_models/device_profile.h and docs/formats.md.
+#include "cost_models/device_profile.h"
 
 #include <unistd.h>
 

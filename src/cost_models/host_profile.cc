@@ -1,6 +1,6 @@
 // This machine's roofline profile: kept beside the cost database, calibrated on first use.
-// See include/tessera/host_profile.h.
-#include "tessera/host_profile.h"
+// See src/cost_models/host_profile.h.
+#include "cost_models/host_profile.h"
 
 #include <chrono>
 #include <cstdio>
@@ -75,7 +75,7 @@ DeviceProfile fit_host_profile(const HostProfileOptions& o) {
   fs::create_directories(dir, ec);
   try {
     save_device_profile(p, path);
-    say(o, "wrote " + path.string() + " (used by every later --cost roofline on this machine)");
+    say(o, "wrote " + path.string() + " (used by every later roofline cost model on this machine)");
   } catch (const UserError& e) {
     say(o, std::string("warning: ") + e.what() + "; the profile is used for this run only");
   }
@@ -89,7 +89,7 @@ std::string foreign_profile_warning(const DeviceProfile& p, int threads) {
   if (p.machine == here) return "";
   const std::string there = p.machine.empty() ? "another machine" : describe(p.machine);
   return "warning: profile " + (p.file.empty() ? p.name : p.file) + " was calibrated on " + there + ", this is " +
-         describe(here) + ": its costs may be off (plain --cost roofline fits this machine)";
+         describe(here) + ": its costs may be off (the roofline cost model without a named profile fits this machine)";
 }
 
 }  // namespace tessera

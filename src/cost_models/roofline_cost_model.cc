@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 namespace {

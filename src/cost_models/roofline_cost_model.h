@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "tessera/cost_model.h"
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 #include "cost_models/transfer_cost.h"
 
 namespace tessera {

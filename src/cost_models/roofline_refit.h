@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 #include "cost_models/roofline_cost_model.h"
 
 namespace tessera {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "tessera/cost.h"
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 
 namespace tessera {
 

@@ -1,7 +1,7 @@
 #include "emit/codegen.h"
 
 #include "backends/compilers/backend_compiler.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 

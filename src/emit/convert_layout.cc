@@ -4,7 +4,7 @@
 #include <map>
 
 #include "emit/graph_edit.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 namespace {

@@ -6,10 +6,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/error.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 namespace {

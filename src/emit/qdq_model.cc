@@ -14,9 +14,9 @@
 #include "emit/graph_edit.h"
 #include "frontend/onnx_export.h"
 #include "ir/calibrated_ranges.h"
-#include "tessera/dataflow_index.h"
-#include "tessera/kernel.h"
-#include "tessera/sub_graph.h"
+#include "partition/dataflow_index.h"
+#include "backends/kernel.h"
+#include "partition/sub_graph.h"
 #include "tessera/error.h"
 
 namespace tessera {

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "tessera/graph.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::detail {
 

@@ -13,9 +13,9 @@
 #include "frontend/quant_check.h"
 #include "frontend/shape_inference.h"
 #include "frontend/window_check.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "support/text.h"
 #include "ir/limits.h"
 

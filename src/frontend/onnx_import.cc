@@ -16,7 +16,7 @@
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 #include "frontend/onnx_tensor.h"
-#include "tessera/simplify.h"
+#include "frontend/simplify.h"
 #include "support/text.h"
 
 namespace tessera {

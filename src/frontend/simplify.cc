@@ -1,5 +1,5 @@
 // Graph simplification at import (see simplify.h).
-#include "tessera/simplify.h"
+#include "frontend/simplify.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <set>
 
 #include "tessera/attribute.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "frontend/constant_folding.h"
 
 namespace tessera {

@@ -1,10 +1,10 @@
 // Boundary layouts (see boundary_layout.h).
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 
 #include <set>
 
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 #include "ir/op_table.h"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera::detail {
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 
 namespace tessera {
 namespace {

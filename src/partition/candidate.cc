@@ -1,5 +1,5 @@
-// Candidate identity, order and deduplication (see include/tessera/candidate.h).
-#include "tessera/candidate.h"
+// Candidate identity, order and deduplication (see src/partition/candidate.h).
+#include "partition/candidate.h"
 #include "ir/structural_hash.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // DataflowIndex: producers/consumers per node and reachability bitsets, built once.
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
-// DTypeSupport (see tessera/dtype_support.h).
-#include "tessera/dtype_support.h"
+// DTypeSupport (see src/partition/dtype_support.h).
+#include "partition/dtype_support.h"
 
 #include <algorithm>
 

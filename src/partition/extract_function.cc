@@ -2,7 +2,7 @@
 #include <unordered_map>
 
 #include "tessera/error.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 namespace {

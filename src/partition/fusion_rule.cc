@@ -21,7 +21,7 @@
 #include <unordered_set>
 
 #include "tessera/error.h"
-#include "tessera/partition_rule.h"
+#include "partition/partition_rule.h"
 
 namespace tessera {
 namespace {

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "tessera/error.h"
-#include "tessera/partition_rule.h"
+#include "partition/partition_rule.h"
 
 namespace tessera {
 

@@ -1,5 +1,5 @@
-// Dataflow patterns: construction, printing and matching (see include/tessera/pattern.h).
-#include "tessera/pattern.h"
+// Dataflow patterns: construction, printing and matching (see src/partition/pattern.h).
+#include "partition/pattern.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include <cctype>
 
 #include "tessera/error.h"
-#include "tessera/pattern.h"
+#include "partition/pattern.h"
 
 namespace tessera {
 namespace {

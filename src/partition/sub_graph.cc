@@ -1,5 +1,5 @@
 // SubGraph: derived sets, convexity, connectivity, validity reasons, touching and union.
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -192,7 +192,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   Graph ranged;
   if (!int8.empty()) {
     if (budget.calibration.size() < graph.inputs.size())
-      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real data (--calibration NAME=FILE.npy) gives truer scales\n");
+      std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real calibration inputs give truer scales\n");
     quantization = check.ranges(budget.calibration_ranges);
     ranged = with_calibrated_ranges(graph, quantization->ranges);
   }

@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "search/partitioner.h"
-#include "tessera/accuracy_budget.h"
+#include "tessera/tune.h"
 #include "tessera/host_tensor.h"
 #include "tessera/plan.h"
 

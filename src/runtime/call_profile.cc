@@ -1,5 +1,5 @@
 // Per-call timing of an executor run, matched with the plan's partition costs (see call_profile.h).
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 
 #include <algorithm>
 #include <chrono>

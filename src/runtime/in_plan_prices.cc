@@ -8,7 +8,7 @@
 #include <numeric>
 #include <utility>
 
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 #include "runtime/executor.h"
 #include "support/median.h"
 #include "runtime/model_data.h"

@@ -8,7 +8,7 @@
 
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/error.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

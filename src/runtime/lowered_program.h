@@ -56,8 +56,8 @@
 #include <vector>
 
 #include "backends/compilers/backend_compiler.h"
-#include "tessera/boundary_layout.h"
-#include "tessera/kernel.h"
+#include "ir/boundary_layout.h"
+#include "backends/kernel.h"
 #include "emit/module.h"
 
 namespace tessera {

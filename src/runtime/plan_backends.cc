@@ -42,7 +42,7 @@ std::vector<std::string> check_plan_backends(const Plan& plan, const Graph& grap
   return notes;
 }
 
-std::optional<std::string> plan_machine_mismatch(const Plan& plan, int threads, const std::string& file) {
+std::optional<ErrorText> plan_machine_mismatch(const Plan& plan, int threads, const std::string& file) {
   if (!plan.tuned_on) return std::nullopt;
   const PlanMachine& m = *plan.tuned_on;
   const std::string here = machine_fingerprint();
@@ -50,8 +50,9 @@ std::optional<std::string> plan_machine_mismatch(const Plan& plan, int threads, 
   auto at = [](int t, const std::string& machine) {
     return std::to_string(t) + " thread" + (t == 1 ? "" : "s") + " on " + machine;
   };
-  return file + ": the plan was tuned at " + at(m.threads, m.machine) + "; this run uses " + at(threads, here) +
-         ": its measured choices may not hold (tune again here, or run with --threads " + std::to_string(m.threads) + ")";
+  return ErrorText(file + ": the plan was tuned at " + at(m.threads, m.machine) + "; this run uses " + at(threads, here) +
+                   ": its measured choices may not hold (tune again here, or set ") +
+         mention("threads") + " to " + std::to_string(m.threads) + ")";
 }
 
 }  // namespace tessera

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/error.h"
 #include "tessera/graph.h"
 #include "tessera/plan.h"
 
@@ -34,7 +35,8 @@ std::vector<std::string> check_plan_backends(const Plan& plan, const Graph& grap
                                              bool allow_fallback);
 
 // "PLAN was tuned at 4 threads on MACHINE; this run uses 1 thread on MACHINE': ..." or nullopt when
-// the plan records nothing or both agree.
-std::optional<std::string> plan_machine_mismatch(const Plan& plan, int threads, const std::string& file);
+// the plan records nothing or both agree. Its advice mentions the `threads` option, for each front
+// end to spell its own way (error.h: the CLI's --threads).
+std::optional<ErrorText> plan_machine_mismatch(const Plan& plan, int threads, const std::string& file);
 
 }  // namespace tessera

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "search/collage_search.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 namespace {

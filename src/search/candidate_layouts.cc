@@ -42,7 +42,7 @@ void CandidateLayouts::apply(CostRequest& request, const SubGraph& sub_graph, La
   std::optional<BoundaryLayouts> layouts = of(sub_graph, *request.function, native);
   if (!layouts) return;
   request.hash ^= layouts_tag(*layouts);
-  request.layouts = std::move(layouts);
+  request.layouts = std::make_shared<const BoundaryLayouts>(std::move(*layouts));
 }
 
 uint64_t layouts_tag(const BoundaryLayouts& layouts) {

@@ -26,10 +26,10 @@
 #include <optional>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/cost_model.h"
 #include "tessera/graph.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

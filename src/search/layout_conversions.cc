@@ -45,7 +45,7 @@ ConversionPrices price_conversions(const Graph& graph, const std::set<Layout>& l
     const auto& [dtype, shape, from, to] = keys[i];
     CostRequest r(functions[i], structural_hash(functions[i]) ^ kConversionTag, kConversionBackend, "cpu",
                   std::string("layout ") + to_string(from) + "->" + to_string(to) + " " + shape_to_string(shape));
-    r.layouts = BoundaryLayouts{{Layout::plain}, {Layout::plain}};
+    r.layouts = std::make_shared<const BoundaryLayouts>(BoundaryLayouts{{Layout::plain}, {Layout::plain}});
     requests.push_back(std::move(r));
   }
   EstimateResult estimated = estimate_costs(model, requests, options);

@@ -20,7 +20,7 @@
 #include <set>
 #include <tuple>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/cost_model.h"
 #include "cost_models/estimator.h"
 

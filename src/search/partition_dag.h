@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/index_set.h"
 
 namespace tessera {

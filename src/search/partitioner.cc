@@ -11,6 +11,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "search/bounded_search.h"
 #include "search/candidate_layouts.h"
 #include "search/coalesce.h"
@@ -24,11 +25,16 @@
 #include "search/cost_display.h"
 #include "tessera/error.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 #include "search/search_kind.h"
 
 namespace tessera {
 namespace {
+
+// Whether a request's layouts (null: the backend's native ones) are `layouts` (nullopt: native).
+bool same_layouts(const BoundaryLayouts* priced, const std::optional<BoundaryLayouts>& layouts) {
+  return priced ? layouts && *priced == *layouts : !layouts;
+}
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -96,19 +102,19 @@ PricedCandidates price_candidates(const Graph& graph, const std::vector<BackendS
       const BackendSpec* spec = find_spec(backends, c.backend);
       out.devices.push_back(spec->device);
       // Priced with the layouts it runs with at the graph's inputs and outputs (candidate_layouts.h).
-      std::optional<BoundaryLayouts> layouts = boundary.of(c.sub_graph, block[i].function, spec->boundary_layout);
+      std::optional<BoundaryLayouts> layouts = boundary.of(c.sub_graph, block[i].function, spec->detail().boundary_layout);
       const uint64_t key = block[i].hash ^ (layouts ? layouts_tag(*layouts) : 0);
       std::vector<size_t>& same = by_key[{key, spec}];
       size_t found = requests.size();
       for (size_t r : same)
-        if (kept[r].form == block[i].form && requests[r].layouts == layouts) {    // == structurally_equal
+        if (kept[r].form == block[i].form && same_layouts(requests[r].layouts.get(), layouts)) {    // == structurally_equal
           found = r;
           break;
         }
       if (found == requests.size()) {
         kept.push_back(std::move(block[i]));
         requests.emplace_back(kept.back().function, key, spec->name, spec->device, c.sub_graph.label());
-        requests.back().layouts = std::move(layouts);
+        if (layouts) requests.back().layouts = std::make_shared<const BoundaryLayouts>(std::move(*layouts));
         same.push_back(found);
       }
       request_of[start + i] = found;
@@ -238,8 +244,8 @@ void price_layout_conversions(PartitionOutcome& out, const Graph& graph, const s
   SearchProblem& problem = out.problem;
   std::set<Layout> layouts;
   for (const BackendSpec& b : backends) {
-    problem.backend_layouts[b.name] = b.boundary_layout;
-    layouts.insert(b.boundary_layout);
+    problem.backend_layouts[b.name] = b.detail().boundary_layout;
+    layouts.insert(b.detail().boundary_layout);
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto prices = std::make_shared<ConversionPrices>(

@@ -31,7 +31,7 @@
 #include "tessera/cost_model.h"
 #include "cost_models/estimator.h"
 #include "tessera/graph.h"
-#include "tessera/partition_rule.h"
+#include "partition/partition_rule.h"
 #include "tessera/plan.h"
 #include "search/steering.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/plan.h"
 
 namespace tessera {

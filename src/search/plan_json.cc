@@ -17,7 +17,7 @@
 
 #include "tessera/error.h"
 #include "tessera/plan.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 #include "search/cost_display.h"
 #include "ir/structural_hash.h"
 #include "support/text.h"
@@ -168,8 +168,8 @@ void check_plan_binding(const Plan& plan, const Graph& graph, const std::string&
       throw UserError(file, "model_fingerprint",
                       "the plan was made for another model (fingerprint " + plan.model_fingerprint + ", " + model +
                           " has " + actual + "; plan's model field: " + plan.model +
-                          "; a plan made with --no-simplify runs only with --no-simplify, and one made before "
-                          "import simplified ONNX graphs must be made again)");
+                          "; a plan made from a model imported without simplification runs only on a model imported so, "
+                          "and one made before import simplified ONNX graphs must be made again)");
   }
 }
 
@@ -494,9 +494,10 @@ void read_partitions(const nlohmann::json& j, const PlanSource& src, Plan& plan)
   // At its own shapes a plan may leave nodes out (the executor says which); at another shape a
   // node the bucket's plan does not place is one the import made only at this shape.
   if (src.at_other_shape && seen.count() < src.graph.num_nodes())
-    throw UserError(src.file, "buckets", "the plan of the bucket chosen for " + input_shapes_text(model_input_shapes(src.graph)) +
-                                             " does not place node '" + src.graph.node(seen.first_unset()).name +
-                                             "', which the model has at these shapes; add them as a bucket (--shapes)");
+    throw UserError::mentioning(src.file, "buckets",
+                                "the plan of the bucket chosen for " + input_shapes_text(model_input_shapes(src.graph)) +
+                                    " does not place node '" + src.graph.node(seen.first_unset()).name +
+                                    "', which the model has at these shapes; add them as a bucket (" + mention("shapes") + ")");
   if (auto cycle = partition_cycle(plan, src.graph))
     throw UserError(src.file, "partitions", "the partitions form a cycle (" + *cycle +
                                                 "): no order runs them; every partition must only read what earlier ones made");

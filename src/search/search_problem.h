@@ -32,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
-#include "tessera/candidate.h"
+#include "ir/boundary_layout.h"
+#include "partition/candidate.h"
 #include "tessera/cost.h"
 #include "tessera/cost_model.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/index_set.h"
 
 namespace tessera {

@@ -1,6 +1,6 @@
 // Shape ranges, their buckets and the plan file that holds one plan per bucket
-// (include/tessera/shape_range.h).
-#include "tessera/shape_range.h"
+// (src/search/shape_range.h).
+#include "search/shape_range.h"
 
 #include <algorithm>
 #include <map>
@@ -136,7 +136,8 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
                                 const std::string& flag) {
   std::set<std::string> seen;
   for (const ShapeRange& r : ranges)
-    if (!seen.insert(r.input).second) throw UserError("--shape-range", r.input, "given twice; give each input one range");
+    if (!seen.insert(r.input).second)
+      throw UserError::with_text(mention("shape_ranges") + ": " + r.input + ": given twice; give each input one range");
 
   // Axes: the varying dimensions, one axis per distinct (min, opt, max).
   std::vector<std::tuple<int64_t, int64_t, int64_t>> axes;
@@ -150,8 +151,9 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
     sizes.push_back(axis_sizes(lo, opt, hi));
     count *= sizes.back().size();
     if (count > kMaxBuckets)
-      throw UserError("--shape-range", range_list_text(ranges),
-                      "makes more than " + std::to_string(kMaxBuckets) + " buckets; narrow the ranges or list buckets with --shapes");
+      throw UserError::with_text(mention("shape_ranges") + ": " + range_list_text(ranges) + ": makes more than " +
+                                 std::to_string(kMaxBuckets) + " buckets; narrow the ranges or list buckets with " +
+                                 mention("shapes"));
   }
   std::vector<InputShapes> buckets;
   for (size_t k = 0; k < count; ++k) {
@@ -182,7 +184,8 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
   if (!lists.empty() && !ranges.empty()) {
     for (const auto& [name, shapes] : lists)
       if (!seen.count(name))
-        throw UserError(flag, name, "has no --shape-range; with ranges, --shapes adds buckets inside them");
+        throw UserError::mentioning(flag, name, "has no range in " + mention("shape_ranges") + "; with ranges, " +
+                                                    mention("shapes") + " adds buckets inside them");
     if (lists.size() != ranges.size())
       throw UserError(flag, "", "give a shape for every ranged input in each bucket");
   }
@@ -226,7 +229,8 @@ ShapeBuckets make_shape_buckets(std::vector<ShapeRange> ranges, const std::vecto
   for (InputShapes& b : buckets)
     if (std::find(distinct.begin(), distinct.end(), b) == distinct.end()) distinct.push_back(std::move(b));
   ShapeBuckets out{std::move(ranges), std::move(distinct), 0};
-  if (out.buckets.empty()) throw UserError(flag, "", "no buckets: give --shape-range or --shapes");
+  if (out.buckets.empty())
+    throw UserError::mentioning(flag, "", "no buckets: give " + mention("shape_ranges") + " or " + mention("shapes"));
   InputShapes opt;
   for (const ShapeRange& r : out.ranges) opt.emplace_back(r.input, r.opt);
   auto it = std::find(out.buckets.begin(), out.buckets.end(), opt);
@@ -262,10 +266,11 @@ size_t PlanSet::choose(const InputShapes& shapes) const {
                       "the model has " + r.input + "=" + shape_to_string(s) + ", of another rank than the plan's range " + shape_range_text(r));
     for (size_t d = 0; d < s.size(); ++d)
       if (s[d] < r.min[d] || s[d] > r.max[d])
-        throw UserError(path, "input_shapes." + r.input,
-                        "dimension " + std::to_string(d) + " of " + r.input + "=" + shape_to_string(s) + " is " +
-                            std::to_string(s[d]) + ", outside the plan's range " + std::to_string(r.min[d]) + ".." +
-                            std::to_string(r.max[d]) + " (the plan covers " + all + "; tune with a wider --shape-range)");
+        throw UserError::mentioning(path, "input_shapes." + r.input,
+                                    "dimension " + std::to_string(d) + " of " + r.input + "=" + shape_to_string(s) + " is " +
+                                        std::to_string(s[d]) + ", outside the plan's range " + std::to_string(r.min[d]) +
+                                        ".." + std::to_string(r.max[d]) + " (the plan covers " + all +
+                                        "; tune with wider " + mention("shape_ranges") + ")");
   }
   size_t best = buckets.size();
   for (size_t b = 0; b < buckets.size(); ++b) {
@@ -277,8 +282,9 @@ size_t PlanSet::choose(const InputShapes& shapes) const {
     if (covers && (best == buckets.size() || element_count(buckets[b].input_shapes) < element_count(buckets[best].input_shapes))) best = b;
   }
   if (best == buckets.size()) {
-    throw UserError(path, "buckets", "no bucket covers " + input_shapes_text(shapes) + " (inside the ranges " + all +
-                                         ", but no bucket is as large in every dimension; add one with --shapes)");
+    throw UserError::mentioning(path, "buckets",
+                                "no bucket covers " + input_shapes_text(shapes) + " (inside the ranges " + all +
+                                    ", but no bucket is as large in every dimension; add one with " + mention("shapes") + ")");
   }
   return best;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -51,8 +52,8 @@ std::optional<std::string> spec_refuses(const BackendSpec& spec, const Graph& gr
   const Node& node = graph.node(n);
   if (!spec.supports(node.op))
     return "op " + node.op + " is not in " + spec.name + "'s spec (neither its ops nor its patterns name it)";
-  if (!spec.dtypes.all)
-    if (std::optional<std::string> why = spec.dtypes.refuses(graph, node))
+  if (!spec.detail().dtypes.all)
+    if (std::optional<std::string> why = spec.detail().dtypes.refuses(graph, node))
       return spec.name + " does not take it: " + *why;
   return std::nullopt;
 }

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/candidate.h"
+#include "partition/candidate.h"
 #include "tessera/graph.h"
-#include "tessera/steering_rule.h"
+#include "tessera/plan.h"
 
 namespace tessera {
 

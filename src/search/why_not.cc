@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "search/bounded_search.h"
 #include "search/cost_display.h"
 #include "search/explain.h"
@@ -18,7 +19,7 @@ std::string rule_refusal(const BackendSpec& spec, const Graph& graph, NodeId n) 
   const std::string& op = graph.node(n).op;
   if (!spec.all_ops && !std::binary_search(spec.ops.begin(), spec.ops.end(), op)) {
     std::string names;
-    for (const CompositeSpec& p : spec.patterns)
+    for (const CompositeSpec& p : spec.detail().patterns)
       for (const std::string& name : p.pattern->op_names())
         if (name == op) {
           names += (names.empty() ? "" : ", ") + p.name;
@@ -26,8 +27,8 @@ std::string rule_refusal(const BackendSpec& spec, const Graph& graph, NodeId n) 
         }
     return "op " + op + " is only inside " + spec.name + "'s patterns (" + names + "), none of which matches here";
   }
-  return "every candidate holding it broke " + spec.name + "'s limits (max_depth, max_exits, allow_taps; --explain "
-         "counts the rejections)";
+  return "every candidate holding it broke " + spec.name + "'s limits (max_depth, max_exits, allow_taps; the partitioner's "
+         "explanation counts the rejections)";
 }
 
 }  // namespace

@@ -182,7 +182,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     } catch (const UserError& e) {
       // No plan with that backend (e.g. it covers nothing the fallback cannot), or none that obeys
       // --pin / --forbid: not a contender. Under steering the user asked for it, so say so.
-      if (!options.steering.empty()) record.notes.push_back(single.search + " is not a contender under --pin/--forbid: " + e.what());
+      if (!options.steering.empty()) record.notes.push_back(single.search + " is not a contender under the steering rules (pin, forbid): " + e.what());
       continue;
     }
     offer(single.search, std::move(plan), true);   // its fallback is fp32: only its reduced partitions can break the budget

@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "tune/tune_buckets.h"
 #include "runtime/budgeted_partition.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "search/partitioner.h"

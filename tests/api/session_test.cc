@@ -12,7 +12,7 @@
 #include "tessera/error.h"
 #include "cost_models/machine.h"
 #include "tessera/session.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 using namespace tessera;
 
@@ -79,13 +79,15 @@ TEST_CASE("a plan tuned at other threads or on another machine is one line, none
   CHECK_FALSE(plan_machine_mismatch(plan, 4, "p.json"));   // a plan that records nothing
   plan.tuned_on = PlanMachine{1, cpu_model_name(), machine_fingerprint()};
   CHECK_FALSE(plan_machine_mismatch(plan, 1, "p.json"));
-  CHECK_THAT(*plan_machine_mismatch(plan, 4, "p.json"),
-             Catch::StartsWith("p.json: the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 4 threads on"));
+  CHECK_THAT(plan_machine_mismatch(plan, 4, "p.json")->render(library_spelling),
+             Catch::StartsWith("p.json: the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 4 threads on") &&
+                 Catch::EndsWith("(tune again here, or set threads to 1)"));
   plan.tuned_on->machine = "Some Other CPU/isa-00000000";
-  CHECK_THAT(*plan_machine_mismatch(plan, 1, "p.json"), Catch::Contains("tuned at 1 thread on Some Other CPU/isa-00000000"));
+  CHECK_THAT(plan_machine_mismatch(plan, 1, "p.json")->render(library_spelling),
+             Catch::Contains("tuned at 1 thread on Some Other CPU/isa-00000000"));
 }
 
-// A plan over shape ranges (tessera/shape_range.h): tuned per bucket, one Session for every shape.
+// A plan over shape ranges (src/search/shape_range.h): tuned per bucket, one Session for every shape.
 TEST_CASE("a Session runs every shape inside a plan's ranges, each compiled once, and refuses others") {
   const std::string path = "tests/inputs/good/symbolic.onnx";   // x: [batch, 3, h, w] -> Conv 1x1 -> y
   const Model model = Model::load(path, {{"x", {1, 3, 8, 8}}});

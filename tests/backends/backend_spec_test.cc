@@ -6,7 +6,8 @@
 #include "support/files.h"
 #include "support/temp_dir.h"
 #include "tessera/backend_spec.h"
-#include "tessera/dataflow_index.h"
+#include "backends/spec/backend_spec_detail.h"
+#include "partition/dataflow_index.h"
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
 
@@ -49,16 +50,16 @@ TEST_CASE("Built-in specs load and build rules", "[backend_spec]") {
   BackendSpec ref = builtin_backend_spec("ref");
   CHECK(ref.all_ops);
   CHECK(ref.supports("AnythingAtAll"));
-  CHECK(ref.fusion == FusionStyle::None);
+  CHECK(ref.detail().fusion == FusionStyle::None);
   BackendSpec blas = builtin_backend_spec("blas");
   CHECK(blas.supports("MatMul"));
   CHECK(blas.supports("Add"));        // through its bias pattern
   CHECK(!blas.supports("Relu"));
   BackendSpec byoc = builtin_backend_spec("byoc");
   CHECK(byoc.ops.empty());
-  CHECK(byoc.patterns.size() == 2);
-  CHECK(byoc.fusion == FusionStyle::Arbitrary);
-  CHECK(byoc.limits.max_exits == 1);
+  CHECK(byoc.detail().patterns.size() == 2);
+  CHECK(byoc.detail().fusion == FusionStyle::Arbitrary);
+  CHECK(byoc.detail().limits.max_exits == 1);
   CHECK(error_of([] { builtin_backend_spec("cuda"); }).find("backends: unknown backend 'cuda'") == 0);
 }
 
@@ -88,10 +89,10 @@ TEST_CASE("Spec defaults follow docs/design.md", "[backend_spec]") {
       R"({"format": "tessera.backend", "version": 1, "name": "mini", "ops": ["Relu", "Add", "Relu"]})", "mini.json");
   CHECK(s.device == "cpu");
   CHECK(s.ops == std::vector<std::string>{"Add", "Relu"});
-  CHECK(s.fusion == FusionStyle::None);
-  CHECK(s.limits.max_depth == 0);
-  CHECK(s.limits.max_exits == 1);
-  CHECK(!s.limits.allow_taps);
+  CHECK(s.detail().fusion == FusionStyle::None);
+  CHECK(s.detail().limits.max_depth == 0);
+  CHECK(s.detail().limits.max_exits == 1);
+  CHECK(!s.detail().limits.allow_taps);
   CHECK(s.source == "mini.json");
 }
 
@@ -120,7 +121,7 @@ TEST_CASE("--backends resolution", "[backend_spec]") {
   testing::write_file(path, R"({"format": "tessera.backend", "version": 1, "name": "byoc", "ops": ["Relu"], "max_depth": 3})");
   auto shadowed = resolve_backends({"byoc", "tvm"}, {path});
   CHECK(shadowed[0].source == path);
-  CHECK(shadowed[0].limits.max_depth == 3);
+  CHECK(shadowed[0].detail().limits.max_depth == 3);
   CHECK(shadowed[1].source == "<builtin>/tvm.json");
   CHECK(error_of([&] { resolve_backends({"byoc"}, {path, path}); }) ==
         path + ": name: backend \"byoc\" is also defined by " + path);
@@ -158,7 +159,7 @@ TEST_CASE("onednn fuses conv post-op chains on resnet18", "[backend_spec][models
     std::string label = c.sub_graph.label();
     if (label == "Conv+Relu") ++conv_relu;
     if (label == "Conv+Add+Relu") ++conv_add_relu;
-    CHECK(!c.sub_graph.check(builtin_backend_spec("onednn").limits).has_value());
+    CHECK(!c.sub_graph.check(builtin_backend_spec("onednn").detail().limits).has_value());
   }
   CHECK(conv_relu == 9);
   CHECK(conv_add_relu >= 8);

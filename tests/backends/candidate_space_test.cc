@@ -2,6 +2,7 @@
 // independence.
 #include <catch2/catch.hpp>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "backends/spec/candidate_space.h"
 #include "tessera/model_loader.h"
 
@@ -26,7 +27,7 @@ TEST_CASE("Candidate space is the same for every thread count", "[candidate_spac
   // Every candidate's ops are supported by its backend and every candidate is valid.
   for (size_t k = 0; k < backends.size(); ++k) {
     for (const auto& c : one.per_backend[k].candidates) {
-      CHECK(!c.sub_graph.check(backends[k].limits).has_value());
+      CHECK(!c.sub_graph.check(backends[k].detail().limits).has_value());
       c.inside().for_each([&](int n) { CHECK(backends[k].supports(g.node(n).op)); });
     }
   }

@@ -4,6 +4,7 @@
 
 #include "support/graph_builder.h"
 #include "tessera/backend_spec.h"
+#include "backends/spec/backend_spec_detail.h"
 #include "backends/spec/candidate_space.h"
 #include "tessera/error.h"
 
@@ -62,7 +63,7 @@ TEST_CASE("dtypes: a backend gets no candidate holding a tensor of a dtype it do
   // Without "dtypes" every node is a seed, as before the field existed.
   const BackendSpec all = parse_backend_spec(R"({"format": "tessera.backend", "version": 1, "name": "b",
                                                  "ops": ["Relu", "Add", "Gather", "Cast"]})", "b.json");
-  CHECK(all.dtypes.all);
+  CHECK(all.detail().dtypes.all);
   const std::vector<std::string> every = nodes_of(g, enumerate_candidates(index, {all}).per_backend[0]);
   CHECK(std::count(every.begin(), every.end(), "h") == 1);
 }
@@ -76,9 +77,9 @@ TEST_CASE("dtypes: per-op lists and the built-in backends' declarations", "[dtyp
   CHECK(std::count(names.begin(), names.end(), "g") == 0);
 
   // ref takes every dtype; the f32 backends take f16 and bf16 by widening, never i64 tensors.
-  CHECK(builtin_backend_spec("ref").dtypes.all);
+  CHECK(builtin_backend_spec("ref").detail().dtypes.all);
   for (const char* name : {"onednn", "xnnpack", "eigen", "blas", "halide", "onednn_bf16", "onednn_int8"}) {
-    const DTypeSupport d = builtin_backend_spec(name).dtypes;
+    const DTypeSupport d = builtin_backend_spec(name).detail().dtypes;
     INFO(name);
     CHECK_FALSE(d.all);
     CHECK(d.default_dtypes == std::vector<DType>{DType::f32, DType::f16, DType::bf16});
@@ -122,10 +123,10 @@ TEST_CASE("dtypes: an operand's own list applies to it, constants included", "[d
   CHECK(std::count(names.begin(), names.end(), "a") == 0);   // u8 operand 1 (a constant the op's list would skip)
   CHECK(std::count(names.begin(), names.end(), "c") > 0);    // i8 operand 1; operand 0 still f32 by "*"
   CHECK(bc.stats.rejections.at("u8 operand 1 of Add (takes i8)") == 1);
-  CHECK(spec.dtypes.describe() == "f32; Add[1]: i8");
+  CHECK(spec.detail().dtypes.describe() == "f32; Add[1]: i8");
 
   // The built-in onednn spec: s8 filters only for its int8 convolutions and matmuls.
-  const DTypeSupport onednn = builtin_backend_spec("onednn").dtypes;
+  const DTypeSupport onednn = builtin_backend_spec("onednn").detail().dtypes;
   CHECK(onednn.per_input.at("QLinearConv").at(3) == std::vector<DType>{DType::i8});
   CHECK(onednn.per_input.at("QLinearMatMul").at(3) == std::vector<DType>{DType::i8});
 

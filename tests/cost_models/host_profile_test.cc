@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "support/temp_dir.h"
+#include "cost_models/cost_model_options.h"
 #include "tessera/cost_model.h"
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 #include "tessera/error.h"
-#include "tessera/host_profile.h"
+#include "cost_models/host_profile.h"
 
 using namespace tessera;
 using tessera::testing::TempDir;

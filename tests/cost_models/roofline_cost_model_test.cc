@@ -5,7 +5,7 @@
 
 #include "cost_models/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "cost_models/roofline_cost_model.h"
 #include "cost_models/transfer_cost.h"
 

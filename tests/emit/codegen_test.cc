@@ -6,7 +6,7 @@
 #include "emit/codegen.h"
 #include "tessera/error.h"
 #include "frontend/printer.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "emit/module_printer.h"
 #include "emit/outline.h"
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/graph_builder.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "frontend/json_graph.h"
 #include "ir/structural_hash.h"
 #include "frontend/test_util.h"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "frontend/json_graph.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "frontend/test_util.h"
 
 using namespace tessera;

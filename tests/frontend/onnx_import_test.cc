@@ -4,7 +4,7 @@
 #include <map>
 
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
 #include "frontend/test_util.h"

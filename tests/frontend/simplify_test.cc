@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/json_graph.h"
-#include "tessera/simplify.h"
+#include "frontend/simplify.h"
 #include "frontend/test_util.h"
 
 using namespace tessera;

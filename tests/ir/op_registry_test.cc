@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "tessera/model_loader.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 using namespace tessera;
 

@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "ir/structural_hash.h"
-#include "tessera/sub_graph.h"
+#include "partition/sub_graph.h"
 #include "partition/test_graphs.h"
 
 using namespace tessera;

@@ -5,8 +5,8 @@
 #include <random>
 #include <set>
 
-#include "tessera/dataflow_index.h"
-#include "tessera/partition_rule.h"
+#include "partition/dataflow_index.h"
+#include "partition/partition_rule.h"
 #include "partition/test_graphs.h"
 
 using namespace tessera;

@@ -5,7 +5,7 @@
 
 #include "tessera/error.h"
 #include "tessera/model_loader.h"
-#include "tessera/pattern.h"
+#include "partition/pattern.h"
 #include "partition/test_graphs.h"
 
 using namespace tessera;

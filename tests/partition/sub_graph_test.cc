@@ -2,8 +2,8 @@
 // reasons, touching and union, on small hand-built graphs.
 #include <catch2/catch.hpp>
 
-#include "tessera/dataflow_index.h"
-#include "tessera/sub_graph.h"
+#include "partition/dataflow_index.h"
+#include "partition/sub_graph.h"
 #include "support/collage_graphs.h"
 #include "partition/test_graphs.h"
 

@@ -10,6 +10,7 @@ import tempfile
 import unittest
 
 from onnx import TensorProto, helper
+import numpy
 import onnx
 
 import tessera
@@ -90,6 +91,35 @@ class ErrorSpellingTest(unittest.TestCase):
             r = cli("run", SYMBOLIC, "--input-shape", "x=1x3x16x16", "--plan", path, "--repeat", "1")
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn("(load the model with --input-shape x=1x3x8x8, or make a plan for these shapes)", r.stderr)
+
+    def test_library_errors_reaching_python_name_no_cli_flag(self):
+        # Errors of the library's shape ranges and of a Session name the library's arguments
+        # (shape_ranges, shapes), which are Python's keywords; the CLI spells the same mentions as its flags.
+        wide = ((1, 3, 1, 1), (1, 3, 8, 8), (1, 3, 1 << 20, 1 << 21))   # two axes of 21 and 22 sizes
+        model = tessera.Model(SYMBOLIC, input_shapes={"x": (1, 3, 8, 8)})
+        py = python_error(lambda: tessera.partition(model, backends=["ref"], cost="roofline", shape_ranges={"x": wide}))
+        self.assertIn("shape_ranges: x=1x3x1x1:1x3x8x8:1x3x1048576x2097152: makes more than 64 buckets; narrow the "
+                      "ranges or list buckets with shapes", py)
+        self.assertNotRegex(py, r"--[a-z]")
+        with tempfile.TemporaryDirectory() as d:
+            r = cli("partition", SYMBOLIC, "--backends", "ref", "--cost", "roofline", "--plan", os.path.join(d, "p.json"),
+                    "--shape-range", "x=1x3x1x1:1x3x8x8:1x3x1048576x2097152")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--shape-range: x=1x3x1x1:1x3x8x8:1x3x1048576x2097152: makes more than 64 buckets; narrow the "
+                      "ranges or list buckets with --shapes", r.stderr)
+
+        ranged = tessera.partition(model, backends=["ref"], cost="roofline",
+                                   shape_ranges={"x": ((1, 3, 4, 4), (1, 3, 8, 8), (1, 3, 16, 16))})
+        session = tessera.Session(model, ranged)
+        py = python_error(lambda: session.run({"x": numpy.zeros((1, 3, 32, 32), numpy.float32)}))
+        self.assertIn("outside the plan's range 4..16", py)
+        self.assertIn("tune with wider shape_ranges)", py)
+        self.assertNotRegex(py, r"--[a-z]")
+
+        single = tessera.Session(model, tessera.partition(model, backends=["ref"], cost="roofline"))
+        py = python_error(lambda: single.run({"x": numpy.zeros((1, 3, 16, 16), numpy.float32)}))
+        self.assertIn("only (a plan made over shape_ranges runs a range of shapes)", py)
+        self.assertNotRegex(py, r"--[a-z]")
 
 
 if __name__ == "__main__":

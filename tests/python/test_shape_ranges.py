@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""One plan for a range of shapes (include/tessera/shape_range.h), through the CLI and Python, on a
+"""One plan for a range of shapes (src/search/shape_range.h), through the CLI and Python, on a
 BERT-style encoder exported by torch with dynamic batch and sequence axes
 (scripts/export_dynamic.py, hidden size 64): `partition`/`tune --shape-range` write one plan file,
 `run` and `Session` run any shape inside it, checked against ref, and refuse shapes outside it.

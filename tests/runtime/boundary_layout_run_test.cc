@@ -5,7 +5,7 @@
 #include <map>
 
 #include "emit/emit_test_util.h"
-#include "tessera/call_profile.h"
+#include "runtime/call_profile.h"
 #include "runtime/executor.h"
 #include "runtime/model_data.h"
 #include "runtime/ref_check.h"

@@ -234,7 +234,8 @@ TEST_CASE("tessera run warns once when the plan was tuned at another thread coun
   size_t warnings = 0;
   for (size_t at = other.err.find("was tuned at"); at != std::string::npos; at = other.err.find("was tuned at", at + 1)) ++warnings;
   CHECK(warnings == 1);
-  CHECK_THAT(other.err, Catch::Contains("the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 2 threads"));
+  CHECK_THAT(other.err, Catch::Contains("the plan was tuned at 1 thread on ") && Catch::Contains("this run uses 2 threads") &&
+                            Catch::Contains("(tune again here, or set --threads to 1)"));
 }
 
 TEST_CASE("tessera tune --pin: a mistake is exit 2 before anything is measured; --why explains the tuned plan") {

@@ -5,7 +5,7 @@
 
 #include "search/candidate_layouts.h"
 #include "support/graph_builder.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "ir/structural_hash.h"
 
 using namespace tessera;

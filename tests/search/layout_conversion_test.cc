@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "partition/test_graphs.h"
 #include "search/plan_check.h"
 #include "search/random_backends.h"
@@ -73,8 +74,8 @@ TEST_CASE("layout conversions: collage equals exhaustive on 150 random DAGs, and
     make_images(g);
     std::map<std::string, Layout> layout;
     for (BackendSpec& b : backends) {
-      b.boundary_layout = std::uniform_int_distribution<int>(0, 1)(rng) ? Layout::nhwc : Layout::plain;
-      layout[b.name] = b.boundary_layout;
+      b.detail().boundary_layout = std::uniform_int_distribution<int>(0, 1)(rng) ? Layout::nhwc : Layout::plain;
+      layout[b.name] = b.detail().boundary_layout;
     }
     const double per_element = std::uniform_real_distribution<double>(0.0, 0.08)(rng);
     LayoutPricedMock costs(mc, per_element);
@@ -102,7 +103,7 @@ TEST_CASE("layout conversions: a dear conversion keeps a cheap op on its neighbo
   b.output(b.op("Relu", "r1", {b.op("Abs", "a", {b.op("Relu", "r0", {b.input("x", {1, 4, 3, 3})}, {1, 4, 3, 3})}, {1, 4, 3, 3})},
                 {1, 4, 3, 3}));
   std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 1)};
-  backends[0].boundary_layout = Layout::nhwc;
+  backends[0].detail().boundary_layout = Layout::nhwc;
   MockCosts mc;
   mc.file = "<test>";
   mc.backends["tvm"] = {2.0, 1.0};
@@ -136,13 +137,13 @@ TEST_CASE("layout conversions: one conversion per layout, however many backends 
   b.output(b.op("Relu", "r", {a}, {1, 4, 3, 3}));
   b.output(b.op("Sigmoid", "s", {a}, {1, 4, 3, 3}));
   std::vector<BackendSpec> backends{collage_backend("tvm", 1), collage_backend("byoc", 1), collage_backend("byoc", 1)};
-  backends[0].boundary_layout = Layout::nhwc;
+  backends[0].detail().boundary_layout = Layout::nhwc;
   for (BackendSpec& s : backends) s.all_ops = false;
   backends[0].ops = {"Abs"};
   backends[1].ops = {"Relu"};
   backends[2].name = "byoc2";
   backends[2].ops = {"Sigmoid"};
-  for (BackendSpec& s : backends) s.patterns.clear();
+  for (BackendSpec& s : backends) s.detail().patterns.clear();
   MockCosts mc;
   mc.file = "<test>";
   for (const char* name : {"tvm", "byoc", "byoc2"}) mc.backends[name] = {1.0, 1.0};

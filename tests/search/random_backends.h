@@ -10,6 +10,7 @@
 
 #include "partition/test_graphs.h"
 #include "tessera/backend_spec.h"
+#include "backends/spec/backend_spec_detail.h"
 #include "cost_models/mock_cost_model.h"
 
 namespace tessera::testing {
@@ -25,10 +26,10 @@ inline BackendSpec random_backend(std::mt19937& rng, const std::string& name) {
     for (const std::string& op : *list)
       if (coin(2)) spec.ops.push_back(op);
   std::sort(spec.ops.begin(), spec.ops.end());
-  spec.fusion = static_cast<FusionStyle>(std::uniform_int_distribution<int>(0, 2)(rng));
-  spec.limits.max_depth = std::uniform_int_distribution<int>(0, 4)(rng);
-  spec.limits.max_exits = std::uniform_int_distribution<int>(1, 3)(rng);
-  spec.limits.allow_taps = coin(2);
+  spec.detail().fusion = static_cast<FusionStyle>(std::uniform_int_distribution<int>(0, 2)(rng));
+  spec.detail().limits.max_depth = std::uniform_int_distribution<int>(0, 4)(rng);
+  spec.detail().limits.max_exits = std::uniform_int_distribution<int>(1, 3)(rng);
+  spec.detail().limits.allow_taps = coin(2);
   spec.source = "<random>";
   return spec;
 }

@@ -9,15 +9,16 @@
 
 #include "search/partitioner.h"
 #include "tessera/backend_spec.h"
+#include "backends/spec/backend_spec_detail.h"
 #include "cost_models/mock_cost_model.h"
 
 namespace tessera::testing {
 
 inline BackendSpec collage_backend(const std::string& name, int max_depth) {
   BackendSpec spec = builtin_backend_spec(name);
-  spec.limits.max_depth = max_depth;
-  spec.limits.max_exits = 1;
-  spec.limits.allow_taps = false;
+  spec.detail().limits.max_depth = max_depth;
+  spec.detail().limits.max_exits = 1;
+  spec.detail().limits.allow_taps = false;
   return spec;
 }
 

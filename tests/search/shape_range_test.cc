@@ -1,11 +1,11 @@
-// Shape ranges (include/tessera/shape_range.h): parsing, buckets, the plan file over buckets and
+// Shape ranges (src/search/shape_range.h): parsing, buckets, the plan file over buckets and
 // the bucket a shape runs in.
 #include <catch2/catch.hpp>
 
 #include "search/search_fixture.h"
 #include "support/graph_builder.h"
 #include "tessera/error.h"
-#include "tessera/shape_range.h"
+#include "search/shape_range.h"
 
 using namespace tessera;
 using namespace tessera::testing;
@@ -126,7 +126,7 @@ TEST_CASE("a plan file over buckets: one plan per distinct assignment, the bucke
   const Graph g8 = chain({1, 8}), g2 = chain({2, 16});
   CHECK(message([&] { plan_from_json(j, "set.json", g8); }) ==
         "set.json: input_shapes.x: dimension 1 of x=1x8 is 8, outside the plan's range 16..64 (the plan covers "
-        "x=1x16:1x32:1x64; tune with a wider --shape-range)");
+        "x=1x16:1x32:1x64; tune with wider shape_ranges)");
   CHECK(message([&] { plan_from_json(j, "set.json", g2); }).find("dimension 0 of x=2x16 is 2, outside the plan's range 1..1") !=
         std::string::npos);
 }

@@ -53,9 +53,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/graph.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 

@@ -32,7 +32,8 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/boundary_layout.h"
+#include "backends/spec/backend_spec_detail.h"
+#include "ir/boundary_layout.h"
 
 namespace tessera {
 
@@ -63,7 +64,7 @@ struct BackendRegistration {
   // caught by the registration test.
   const BackendSpec& spec() const;
   // The spec's "boundary_layout".
-  Layout boundary_layout() const { return spec().boundary_layout; }
+  Layout boundary_layout() const { return spec().detail().boundary_layout; }
 };
 
 // Every registered backend (src/backends/registered_backends.inc), sorted by name.

@@ -17,7 +17,7 @@
 
 #include "tessera/graph.h"
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "backends/compilers/broadcast.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 namespace {

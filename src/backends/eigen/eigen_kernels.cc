@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "backends/compilers/broadcast.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::eigen {
 namespace {

@@ -10,7 +10,7 @@
 #include <map>
 
 #include "backends/compilers/broadcast.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::eigen {
 namespace {

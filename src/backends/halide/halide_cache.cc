@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "ir/structural_hash.h"
 
 namespace tessera::halide {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::halide {
 

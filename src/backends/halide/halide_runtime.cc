@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "ir/structural_hash.h"
 
 extern char** environ;

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <set>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 #ifndef TESSERA_HALIDE_PLUGIN_DIR
 #define TESSERA_HALIDE_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/halide14"

@@ -9,7 +9,7 @@
 #include "backends/compilers/broadcast.h"
 #include "backends/onednn/onednn_program.h"
 #include "backends/onednn/onednn_host_eltwise.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::onednn {
 namespace detail {

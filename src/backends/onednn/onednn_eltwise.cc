@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "backends/onednn/onednn_program.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::onednn {
 namespace {

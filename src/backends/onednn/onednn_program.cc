@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::onednn {
 

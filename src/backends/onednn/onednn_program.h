@@ -16,7 +16,7 @@
 #include "backends/compilers/function_frame.h"
 #include "backends/onednn/onednn_patterns.h"
 #include "backends/onednn/onednn_qdq.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/graph.h"
 
 namespace tessera::onednn {

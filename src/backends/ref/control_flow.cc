@@ -51,7 +51,7 @@ void if_kernel(const Node& n, Inputs in, Outputs out) {
   if (!body)
     throw UserError("node '" + n.name + "' (If): the condition chose a branch import left out (" +
                     attr_string(n.attrs, cond ? "then_branch" : "else_branch", "?") +
-                    "); give inputs that choose the other branch (--input NAME=FILE.npy)");
+                    "); give inputs that choose the other branch");
   if (body->inputs.size() + 1 != in.size())
     bad_node(n, "the branch has " + std::to_string(body->inputs.size()) + " inputs, the node " + std::to_string(in.size() - 1) +
                     " captured values");

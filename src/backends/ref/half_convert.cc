@@ -11,7 +11,7 @@
 #endif
 
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 namespace {

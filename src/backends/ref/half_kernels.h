@@ -20,7 +20,7 @@
 // A node without f16/bf16 tensors calls its kernel directly.
 #pragma once
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::ref {
 

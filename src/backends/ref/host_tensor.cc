@@ -6,7 +6,7 @@
 
 #include <Eigen/Core>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
-// KernelRegistry (see include/tessera/kernel.h).
-#include "tessera/kernel.h"
+// KernelRegistry (see src/backends/kernel.h).
+#include "backends/kernel.h"
 
 namespace tessera {
 

@@ -9,7 +9,7 @@
 // Split and Slice take their sizes/indices as inputs (attributes of older opsets are accepted too).
 #pragma once
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::ref {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::ref {
 

@@ -1,6 +1,8 @@
 // Loading and validating `tessera.backend` v1 specs, and building a backend's partition rule.
 #include "tessera/backend_spec.h"
 
+#include "backends/spec/backend_spec_detail.h"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -9,7 +11,7 @@
 #include <sstream>
 
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 #include "support/text.h"
 
 namespace tessera {
@@ -90,28 +92,28 @@ class SpecReader {
       fail("name", "expected a non-empty name of letters, digits, '_' or '-', found \"" + spec.name + "\"");
     if (j.contains("device")) spec.device = string_field(j, "device", "device");
     if (spec.device.empty()) fail("device", "must not be empty");
-    if (j.contains("boundary_layout") && !parse_layout(string_field(j, "boundary_layout", "boundary_layout"), spec.boundary_layout))
+    if (j.contains("boundary_layout") && !parse_layout(string_field(j, "boundary_layout", "boundary_layout"), spec.detail().boundary_layout))
       fail("boundary_layout", "expected \"plain\" or \"nhwc\"");
     if (j.contains("description")) string_field(j, "description", "description");
 
     read_ops(j, spec);
     read_patterns(j, spec);
     read_dtypes(j, spec);
-    if (!spec.all_ops && spec.ops.empty() && spec.patterns.empty())
+    if (!spec.all_ops && spec.ops.empty() && spec.detail().patterns.empty())
       fail("ops", "missing: a backend needs \"ops\" (a list or \"*\") or \"patterns\"");
 
     if (j.contains("fusion")) {
       std::string style = string_field(j, "fusion", "fusion");
-      if (style == "none") spec.fusion = FusionStyle::None;
-      else if (style == "tvm") spec.fusion = FusionStyle::Tvm;
-      else if (style == "arbitrary") spec.fusion = FusionStyle::Arbitrary;
+      if (style == "none") spec.detail().fusion = FusionStyle::None;
+      else if (style == "tvm") spec.detail().fusion = FusionStyle::Tvm;
+      else if (style == "arbitrary") spec.detail().fusion = FusionStyle::Arbitrary;
       else fail("fusion", "unknown fusion style \"" + style + "\" (expected none, tvm or arbitrary)");
     }
-    spec.limits.max_depth = limit_field(j, "max_depth", 0);
-    spec.limits.max_exits = limit_field(j, "max_exits", 1);
+    spec.detail().limits.max_depth = limit_field(j, "max_depth", 0);
+    spec.detail().limits.max_exits = limit_field(j, "max_exits", 1);
     if (j.contains("allow_taps")) {
       if (!j["allow_taps"].is_boolean()) fail("allow_taps", "expected true or false, found " + j["allow_taps"].dump());
-      spec.limits.allow_taps = j["allow_taps"].get<bool>();
+      spec.detail().limits.allow_taps = j["allow_taps"].get<bool>();
     }
     return spec;
   }
@@ -157,7 +159,7 @@ class SpecReader {
       c.text = string_field(p, "pattern", field + ".pattern");
       c.pattern = parse_pattern(c.text, file_, field + ".pattern");
       for (const auto& op : c.pattern->op_names()) check_op(op, field + ".pattern");
-      spec.patterns.push_back(std::move(c));
+      spec.detail().patterns.push_back(std::move(c));
     }
   }
 
@@ -166,9 +168,9 @@ class SpecReader {
   void read_dtypes(const json& j, BackendSpec& spec) const {
     if (!j.contains("dtypes")) return;
     const json& d = j["dtypes"];
-    spec.dtypes.all = false;
+    spec.detail().dtypes.all = false;
     if (d.is_array()) {
-      spec.dtypes.default_dtypes = dtype_list(d, "dtypes");
+      spec.detail().dtypes.default_dtypes = dtype_list(d, "dtypes");
       return;
     }
     if (!d.is_object())
@@ -177,17 +179,17 @@ class SpecReader {
     for (const auto& [op, list] : d.items()) {
       const std::string field = "dtypes." + op;
       if (op == "*") {
-        spec.dtypes.default_dtypes = dtype_list(list, field);
+        spec.detail().dtypes.default_dtypes = dtype_list(list, field);
       } else if (const size_t open = op.find('['); open != std::string::npos) {   // "Op[i]": operand i of Op
         const std::string base = op.substr(0, open), index = op.substr(open + 1, op.size() >= open + 2 ? op.size() - open - 2 : 0);
         if (op.back() != ']' || index.empty() || index.size() > 3 ||
             !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
           fail(field, "expected an op name or Op[i] (input i of Op, such as \"QLinearConv[3]\")");
         check_op(base, field);
-        spec.dtypes.per_input[base][static_cast<size_t>(std::stoi(index))] = dtype_list(list, field);
+        spec.detail().dtypes.per_input[base][static_cast<size_t>(std::stoi(index))] = dtype_list(list, field);
       } else {
         check_op(op, field);
-        spec.dtypes.per_op[op] = dtype_list(list, field);
+        spec.detail().dtypes.per_op[op] = dtype_list(list, field);
       }
     }
   }
@@ -210,24 +212,46 @@ class SpecReader {
 
 }  // namespace
 
+BackendSpec::BackendSpec() : detail_(std::make_unique<BackendSpecDetail>()) {}
+BackendSpec::~BackendSpec() = default;
+BackendSpec::BackendSpec(const BackendSpec& o)
+    : name(o.name), device(o.device), all_ops(o.all_ops), ops(o.ops), source(o.source),
+      detail_(std::make_unique<BackendSpecDetail>(*o.detail_)) {}
+BackendSpec::BackendSpec(BackendSpec&& o) noexcept : BackendSpec(static_cast<const BackendSpec&>(o)) {}
+BackendSpec& BackendSpec::operator=(const BackendSpec& o) {
+  if (this != &o) {
+    name = o.name;
+    device = o.device;
+    all_ops = o.all_ops;
+    ops = o.ops;
+    source = o.source;
+    *detail_ = *o.detail_;
+  }
+  return *this;
+}
+BackendSpec& BackendSpec::operator=(BackendSpec&& o) noexcept { return *this = static_cast<const BackendSpec&>(o); }
+
 bool BackendSpec::supports(const std::string& op) const {
   if (all_ops || std::binary_search(ops.begin(), ops.end(), op)) return true;
-  for (const auto& p : patterns)
+  for (const auto& p : detail_->patterns)
     for (const auto& name : p.pattern->op_names())
       if (name == op) return true;
   return false;
 }
 
 PartitionRulePtr BackendSpec::make_rule() const {
+  const BackendSpecDetail& d = *detail_;
+  const auto& patterns = d.patterns;
+  const auto& limits = d.limits;
   std::vector<PartitionRulePtr> seeds;
   if (all_ops) seeds.push_back(make_single_op_rule(name + ".single", {"*"}));
   else if (!ops.empty()) seeds.push_back(make_single_op_rule(name + ".single", ops));
   if (!patterns.empty()) seeds.push_back(make_composite_rule(name + ".composite", patterns));
   PartitionRulePtr seed = seeds.size() == 1 ? std::move(seeds.front())
                                             : make_union_rule(name + ".seeds", std::move(seeds));
-  if (!dtypes.all) seed = make_dtype_rule(name + ".dtypes", std::move(seed), dtypes);
+  if (!d.dtypes.all) seed = make_dtype_rule(name + ".dtypes", std::move(seed), d.dtypes);
   FusionOptions fusion_options;
-  fusion_options.style = fusion;
+  fusion_options.style = d.fusion;
   fusion_options.max_depth = limits.max_depth;
   fusion_options.max_exits = limits.max_exits;
   PartitionRulePtr fused = make_fusion_rule(name + ".fusion", std::move(seed), fusion_options);

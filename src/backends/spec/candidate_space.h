@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "tessera/backend_spec.h"
-#include "tessera/candidate.h"
-#include "tessera/dataflow_index.h"
-#include "tessera/partition_rule.h"
+#include "partition/candidate.h"
+#include "partition/dataflow_index.h"
+#include "partition/partition_rule.h"
 
 namespace tessera {
 

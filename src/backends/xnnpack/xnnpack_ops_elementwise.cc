@@ -8,7 +8,7 @@
 
 #include "backends/xnnpack/xnnpack_program.h"
 #include "backends/xnnpack/xnnpack_weights.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::xnnpack {
 namespace {

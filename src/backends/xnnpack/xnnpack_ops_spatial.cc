@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "backends/xnnpack/xnnpack_program.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::xnnpack {
 

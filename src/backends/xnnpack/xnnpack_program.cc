@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::xnnpack {
 

@@ -23,7 +23,7 @@
 
 #include "backends/compilers/function_frame.h"
 #include "backends/xnnpack/xnnpack_layout.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 #include "tessera/graph.h"
 
 namespace tessera::xnnpack {

@@ -5,7 +5,7 @@
 
 #include "backends/xnnpack/xnnpack_program.h"
 #include "backends/xnnpack/xnnpack_threadpool.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::xnnpack {
 namespace {

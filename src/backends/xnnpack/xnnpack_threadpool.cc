@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::xnnpack {
 namespace {

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 
 namespace tessera {
 

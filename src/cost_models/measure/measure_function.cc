@@ -12,7 +12,7 @@
 #endif
 
 #include "tessera/host_tensor.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 #include "support/median.h"
 
 namespace tessera {

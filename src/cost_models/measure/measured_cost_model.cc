@@ -125,7 +125,7 @@ CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
     // A precision variant's error is measured with its time (CostEntry::error).
     std::unique_ptr<BackendCompiler> reference;
     if (compiler->precision() != "f32") reference = options_.make_compiler("ref");
-    return measure_function(*compiler, *request.function, timing, reference.get(), request.layouts ? &*request.layouts : nullptr)
+    return measure_function(*compiler, *request.function, timing, reference.get(), request.layouts.get())
         .encode();
   };
 

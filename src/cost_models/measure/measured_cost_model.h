@@ -59,6 +59,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cost_models/cost_model_options.h"
 #include "backends/compilers/backend_compiler.h"
 #include "tessera/cost_database.h"
 #include "tessera/cost_model.h"

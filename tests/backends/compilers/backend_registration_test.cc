@@ -4,10 +4,11 @@
 #include <iterator>
 #include <set>
 
+#include "backends/spec/backend_spec_detail.h"
 #include "backends/compilers/backend_registration.h"
 #include "backends/compilers/function_builder.h"
 #include "tessera/error.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
@@ -19,7 +20,7 @@ namespace {
 // (below) and may build more.
 std::set<std::string> claimed_ops(const BackendSpec& spec) {
   std::set<std::string> ops(spec.ops.begin(), spec.ops.end());
-  for (const CompositeSpec& p : spec.patterns)
+  for (const CompositeSpec& p : spec.detail().patterns)
     for (const std::string& op : p.pattern->op_names()) ops.insert(op);
   return ops;
 }
@@ -83,7 +84,7 @@ TEST_CASE("a compiler states its registration's precision and boundary layout") 
     INFO(r->name);
     const auto compiler = make_backend_compiler(r->name);
     CHECK(compiler->precision() == r->precision);
-    CHECK(compiler->native_layout() == r->spec().boundary_layout);
+    CHECK(compiler->native_layout() == r->spec().detail().boundary_layout);
   }
   CHECK(make_backend_compiler("onednn_bf16")->precision() == "bf16");
   CHECK(make_backend_compiler("xnnpack")->native_layout() == Layout::nhwc);

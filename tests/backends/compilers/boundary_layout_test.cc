@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "backends/compilers/function_builder.h"
-#include "tessera/boundary_layout.h"
+#include "ir/boundary_layout.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;

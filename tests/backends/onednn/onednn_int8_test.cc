@@ -10,7 +10,7 @@
 
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;

@@ -3,7 +3,7 @@
 // primitive in the source's channel blocks inside a function (half_pixel), and what stays refused.
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/kernel.h"
+#include "backends/kernel.h"
 
 namespace tessera::oracle {
 

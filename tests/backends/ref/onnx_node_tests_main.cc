@@ -104,7 +104,7 @@ void write_markdown(const std::string& path, const std::vector<CaseResult>& resu
          "`ref` is tessera's reference backend: straightforward kernels for every ONNX operator the bundled\n"
          "and PaddleOCR models use, written for correctness over speed. It is the fallback of every plan and\n"
          "the oracle of `tessera run --check`. Code: `src/backends/ref/` (one file per op family, listed in\n"
-         "`ref_kernels.h`); the kernel interface every backend shares is `include/tessera/kernel.h`\n"
+         "`ref_kernels.h`); the kernel interface every backend shares is `src/backends/kernel.h`\n"
          "(non-owning `TensorView`s, destination-passing `NodeKernel`s, a per-backend `KernelRegistry`,\n"
          "and `HostTensor` with seeded random fill); `interpreter.h` runs a whole Graph node by node.\n\n"
          "Element types: f32 and f64 everywhere; integer types (i64, i32, i8, u8) and bool where ONNX\n"

@@ -9,7 +9,7 @@
 #include "support/files.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 
 using namespace tessera::testing;
 

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <string>
 
-#include "tessera/device_profile.h"
+#include "cost_models/device_profile.h"
 
 namespace tessera {
 

@@ -22,7 +22,7 @@
 
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/calibrate.h"
-#include "tessera/device_profile.h"
+#include "cost_models/calibrate.h"
+#include "cost_models/device_profile.h"
 
 namespace tessera {
 

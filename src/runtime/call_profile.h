@@ -15,20 +15,11 @@
 
 #include "tessera/host_tensor.h"
 #include "tessera/plan.h"
+#include "tessera/session.h"   // CallProfile
 
 namespace tessera {
 
 class Executor;  // runtime/executor.h
-
-struct CallProfile {
-  std::string kernel;          // "@symbol" or "ref.<Op>"
-  std::string label;           // the call node's name in main
-  double median_ms = 0.0;
-  double predicted_ms = -1.0;  // the plan partition's cost in ms; -1 when not a partition call
-  std::string backend;         // the partition's backend, "" when unknown
-  int partition = -1;          // the plan partition's index, -1 when not a partition call
-  std::vector<std::string> nodes;  // the model nodes the call was outlined from (attach_plan_costs)
-};
 
 // `run_ms`, when given, receives each timed run's whole latency (the executor's run, start to end).
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,

@@ -19,18 +19,10 @@
 #include <vector>
 
 #include "tessera/index_set.h"
-#include "tessera/sub_graph.h"
+#include "tessera/plan.h"   // Composite
+#include "partition/sub_graph.h"
 
 namespace tessera {
-
-struct Composite {
-  std::string name;       // "byoc.conv_bias_relu": the spec's pattern name
-  std::string pattern;    // the pattern's text, for debug output
-  IndexSet inside;        // the matched op nodes
-
-  bool operator==(const Composite& o) const { return name == o.name && inside == o.inside; }
-  std::strong_ordering operator<=>(const Composite& o) const;
-};
 
 struct Candidate {
   SubGraph sub_graph;

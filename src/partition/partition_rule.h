@@ -36,11 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "tessera/candidate.h"
-#include "tessera/dataflow_index.h"
-#include "tessera/dtype_support.h"
-#include "tessera/pattern.h"
-#include "tessera/sub_graph.h"
+#include "partition/candidate.h"
+#include "partition/dataflow_index.h"
+#include "partition/dtype_support.h"
+#include "partition/pattern.h"
+#include "partition/sub_graph.h"
 
 namespace tessera {
 

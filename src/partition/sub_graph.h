@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/graph.h"
 #include "tessera/index_set.h"
-#include "tessera/op_registry.h"
+#include "ir/op_registry.h"
 
 namespace tessera {
 

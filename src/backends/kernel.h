@@ -40,34 +40,6 @@
 
 namespace tessera {
 
-// A mutable, non-owning view of one tensor.
-struct TensorView {
-  TensorType type;
-  void* data = nullptr;
-
-  template <typename T> T* as() const { return static_cast<T*>(data); }
-  int64_t numel() const { return type.numel(); }
-};
-
-// A read-only, non-owning view of one tensor; `present` is false for a missing optional input.
-struct ConstTensorView {
-  TensorType type;
-  const void* data = nullptr;
-  bool present = true;
-
-  ConstTensorView() = default;
-  ConstTensorView(TensorType t, const void* d) : type(std::move(t)), data(d) {}
-  ConstTensorView(const TensorView& v) : type(v.type), data(v.data) {}  // NOLINT: implicit on purpose
-  static ConstTensorView missing() {
-    ConstTensorView v;
-    v.present = false;
-    return v;
-  }
-
-  template <typename T> const T* as() const { return static_cast<const T*>(data); }
-  int64_t numel() const { return type.numel(); }
-};
-
 // One node's kernel. Inputs follow node.inputs (missing ones as ConstTensorView::missing());
 // outputs follow node.outputs and are already allocated with their inferred types.
 using NodeKernel = std::function<void(const Node& node, std::span<const ConstTensorView> inputs,
