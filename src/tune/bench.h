@@ -11,6 +11,10 @@
 // ships for those backends (a single-backend plan where that won tune's race) and its in-plan
 // price, not the search's sum.
 //
+// Timed as tune times plans (plan_run_clock(), runtime/run_clock.h): CPU time per run at one compute
+// thread, so that a row's measured figure and its predicted one (in-plan prices taken the same
+// way) compare whatever the machine's load in their minutes; wall time above one thread.
+//
 // Measured together, not one after another. Timed one combination at a time, each figure is one
 // moment of the machine: on a shared 2-core host PaddleOCR cls's `all` row read 1.31 ms for the
 // plan that read 0.38-0.40 ms in every round of an interleaved comparison minutes later. So every
