@@ -413,6 +413,8 @@ py::list bench(const Model& model, const py::list& combos, const std::string& co
     d["backends"] = r.backends;
     d["predicted_ms"] = value(r.predicted_ms);
     d["measured_ms"] = value(r.measured_ms);
+    d["predicted_over_measured"] = value(predicted_over_measured(r));
+    d["clock"] = r.clock.empty() ? py::object(py::none()) : py::object(py::str(r.clock));
     d["rel_error"] = value(r.rel_error);
     d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
     out.append(d);
@@ -594,7 +596,7 @@ PYBIND11_MODULE(tessera, m) {
            "(compiles them when new); exact: they are the bucket's own");
 
   m.def("bench", &bench, "per backend combination (tessera bench): list of {backends, predicted_ms, measured_ms, "
-        "rel_error, error}; costs measured where every backend runs here; with shape_ranges=/shapes=, per bucket "
+        "predicted_over_measured, clock ('cpu' at 1 thread, else 'wall'), rel_error, error}; costs measured where every backend runs here; with shape_ranges=/shapes=, per bucket "
         "(each row with its input_shapes)", py::arg("model"), py::arg("combos"), py::arg("cost") = "",
         py::arg("search") = "collage", py::arg("repeat") = 10, py::arg("threads") = 1, py::arg("cache") = py::none(),
         py::arg("coalesce") = true, py::arg("max_rel_error") = 0.0, py::arg("calibration") = py::none(),

@@ -5,7 +5,9 @@
 // <combination>` runs it (tessera/tune.h: same cost database, same verdicts), then the plans'
 // executors timed together in interleaved rounds (src/tune/bench.h, which tessera.bench in Python
 // shares). Costs default to measured where every backend runs here, as for `partition`. Prints a
-// table; --json prints a list of {"backends", "predicted_ms", "measured_ms"} (+ "error" for a
+// table (per row predicted ms, measured ms, predicted / measured; then the best single-backend row
+// against the all-backend row); --json prints a list of {"backends", "predicted_ms", "measured_ms",
+// "predicted_over_measured", "clock"} (measured in "cpu" time at one thread, run_clock.h; + "error" for a
 // combination that could not be planned or run, with null values; + "chosen" when tune's race
 // replaced the search's plan by another contender); --svg writes bench_chart.h's bar chart;
 // --plan-dir writes each combination's plan as DIR/<a+b+c>.json. Every combination runs with the
@@ -34,6 +36,7 @@
 #include "tessera/error.h"
 #include "runtime/executor.h"
 #include "runtime/latency.h"
+#include "runtime/run_clock.h"
 #include "cost_models/measure/measured_cost_model.h"
 #include "runtime/model_data.h"
 #include "search/steering.h"
@@ -74,6 +77,9 @@ nlohmann::json rows_json(const std::vector<BucketRows>& buckets) {
       j["backends"] = r.backends;
       j["predicted_ms"] = r.predicted_ms ? nlohmann::json(*r.predicted_ms) : nlohmann::json(nullptr);
       j["measured_ms"] = r.measured_ms ? nlohmann::json(*r.measured_ms) : nlohmann::json(nullptr);
+      const std::optional<double> ratio = predicted_over_measured(r);
+      j["predicted_over_measured"] = ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr);
+      if (!r.clock.empty()) j["clock"] = r.clock;   // measured_ms is CPU time ("cpu", one thread) or "wall" time
       if (r.rel_error) j["rel_error"] = *r.rel_error;   // verified error of a budgeted plan
       if (!r.chosen.empty()) j["chosen"] = r.chosen;    // tune's end-to-end choice, when it made one
       if (!r.error.empty()) j["error"] = r.error;
@@ -88,13 +94,23 @@ void print_rows(const std::vector<BenchRow>& rows) {
     std::string name;
     for (const std::string& b : r.backends) name += (name.empty() ? "" : ",") + b;
     auto cell = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 10) : std::string("-"); };
-    std::string ratio = r.predicted_ms && r.measured_ms && *r.measured_ms > 0
-                            ? std::to_string(*r.predicted_ms / *r.measured_ms).substr(0, 5) : "-";
+    const std::optional<double> pm = predicted_over_measured(r);
+    std::string ratio = pm ? std::to_string(*pm).substr(0, 5) : "-";
     std::printf("%-28s %14s %14s %8s%s%s", name.c_str(), cell(r.predicted_ms).c_str(), cell(r.measured_ms).c_str(),
                 ratio.c_str(), r.error.empty() ? "" : "  ", r.error.c_str());
     if (r.rel_error) std::printf("  rel error %.3g", *r.rel_error);
     if (!r.chosen.empty()) std::printf("  (%s, chosen end to end)", r.chosen.c_str());
     std::printf("\n");
+  }
+  // The promise bench checks: the mix is no slower than its best single backend (figures paired).
+  if (const std::optional<AllVersusSingle> v = all_versus_best_single(rows)) {
+    auto name = [&](size_t i) {
+      std::string n;
+      for (const std::string& b : rows[i].backends) n += (n.empty() ? "" : ",") + b;
+      return n;
+    };
+    std::printf("best single-backend row (%s) / all-backend row (%s): %.3fx\n", name(v->single).c_str(), name(v->all).c_str(),
+                v->speedup);
   }
 }
 
@@ -176,8 +192,9 @@ void run_bench(const BenchArgs& a) {
   if (a.json) {
     std::printf("%s\n", rows_json(results).dump(2).c_str());
   } else {
-    std::printf("%s (cost %s, search %s, %d thread%s, raced in interleaved rounds of >= %d runs)\n", a.model.path.c_str(), model->name().c_str(),
-                a.search.c_str(), a.threads, a.threads == 1 ? "" : "s", a.repeat);
+    std::printf("%s (cost %s, search %s, %d thread%s, raced in interleaved rounds of >= %d runs; measured: %s)\n", a.model.path.c_str(),
+                model->name().c_str(), a.search.c_str(), a.threads, a.threads == 1 ? "" : "s", a.repeat,
+                run_clock_for_threads(std::max(1, a.threads)) == RunClock::cpu ? "CPU time per run" : "wall time per run");
     for (const BucketRows& b : results) {
       if (!b.shapes.empty()) std::printf("bucket %s\n", b.shapes.c_str());
       print_rows(b.rows);

@@ -27,7 +27,9 @@ std::vector<RacedPlan> race_plans(const Graph& graph, const std::vector<std::pai
   options.pacer = 0;
   const std::vector<std::optional<double>> raced = race_contenders(
       std::vector<std::optional<double>>(plans.size()), std::vector<char>(plans.size(), 1),
-      [&](size_t i, int round_repeat, double) { return measure_latency(*executors[i], inputs, round_repeat).median_ms; },
+      [&](size_t i, int round_repeat, double) {
+        return measure_latency(*executors[i], inputs, round_repeat, 1, std::numeric_limits<double>::infinity(), plan_run_clock()).median_ms;
+      },
       options);
 
   std::vector<RacedPlan> out;

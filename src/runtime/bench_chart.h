@@ -18,6 +18,7 @@ struct BenchRow {
   std::string error;                    // why a value is missing
   std::optional<double> rel_error;      // a budgeted plan's verified error (--max-rel-error)
   std::string chosen;                   // the end-to-end choice ("single:onednn"), when one was made
+  std::string clock;                    // what measured_ms is: "cpu" time (one compute thread) or "wall"
 };
 
 std::string bench_chart_svg(const std::string& title, const std::vector<BenchRow>& rows);

@@ -2,39 +2,39 @@
 #include "runtime/call_profile.h"
 
 #include <algorithm>
-#include <chrono>
 #include <unordered_map>
 
 #include "runtime/executor.h"
+#include "runtime/run_clock.h"
 #include "support/median.h"
 
 namespace tessera {
 
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,
                                        std::vector<double>* run_ms) {
-  using Clock = std::chrono::steady_clock;
+  const RunClock clock = plan_run_clock();
   std::vector<CallProfile> calls;
   std::vector<std::vector<double>> samples;
   size_t step = 0;
-  Clock::time_point last;
+  double last = 0.0;
   StepObserver observer;
   observer.reads_outputs = false;
   observer.on_step = [&](const KernelCall& call, const std::vector<std::string>&, std::span<const TensorView>) {
-    Clock::time_point now = Clock::now();
+    const double now = run_clock_ms(clock);
     if (step >= calls.size()) {
       calls.push_back(CallProfile{call.kernel, call.label});
       samples.emplace_back();
     }
-    samples[step++].push_back(std::chrono::duration<double, std::milli>(now - last).count());
-    last = Clock::now();
+    samples[step++].push_back(now - last);
+    last = run_clock_ms(clock);
   };
   executor.run(inputs);   // warm-up
   for (int r = 0; r < std::max(1, repeat); ++r) {
     step = 0;
-    const Clock::time_point start = Clock::now();
+    const double start = run_clock_ms(clock);
     last = start;
     executor.run(inputs, &observer);
-    if (run_ms) run_ms->push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    if (run_ms) run_ms->push_back(run_clock_ms(clock) - start);
   }
   for (size_t i = 0; i < calls.size(); ++i) calls[i].median_ms = median(std::move(samples[i]));
   return calls;

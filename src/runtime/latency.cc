@@ -2,20 +2,19 @@
 #include "runtime/latency.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "support/median.h"
 
 namespace tessera {
 
 LatencyStats measure_latency(Executor& executor, const std::vector<HostTensor>& inputs, int repeat, int warmup,
-                             double give_up_above_ms) {
+                             double give_up_above_ms, RunClock clock) {
   for (int i = 0; i < warmup; ++i) executor.run(inputs);
   LatencyStats s;
   for (int i = 0; i < std::max(1, repeat); ++i) {
-    auto t0 = std::chrono::steady_clock::now();
+    const double t0 = run_clock_ms(clock);
     executor.run(inputs);
-    s.samples_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    s.samples_ms.push_back(run_clock_ms(clock) - t0);
     if (i == 0 && s.samples_ms[0] > give_up_above_ms) break;
   }
   s.median_ms = median(s.samples_ms);

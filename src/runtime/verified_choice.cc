@@ -208,12 +208,13 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
       }
     }
     std::vector<int64_t> runs(contenders.size(), 0);
+    const RunClock clock = plan_run_clock();   // CPU time at one thread (run_clock.h)
     std::vector<std::optional<double>> known;
     for (const PlanContender& c : contenders) known.push_back(c.latency_ms);
     std::vector<std::optional<double>> raced = race_contenders(
         known, to_time,
         [&](size_t i, int round_repeat, double give_up_above_ms) {
-          LatencyStats s = measure_latency(*executors[i], inputs, round_repeat, 1, give_up_above_ms);
+          LatencyStats s = measure_latency(*executors[i], inputs, round_repeat, 1, give_up_above_ms, clock);
           runs[i] += static_cast<int64_t>(s.samples_ms.size());
           return s.median_ms;
         },

@@ -9,7 +9,8 @@
 // contender is compiled and timed end to end (the executor, seeded inputs), and the fastest is
 // returned.
 //
-// How it is timed: a race in interleaved rounds, so that drift on a shared machine hits all alike.
+// How it is timed: a race in interleaved rounds, so that drift on a shared machine hits all alike,
+// by plan_run_clock() (run_clock.h: CPU time at one compute thread, wall time above).
 //   round 1      every contender not in the database: `repeat` runs, the median
 //   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
 //                fastest cannot win, and its seconds per round would stretch the time between the
@@ -123,10 +124,12 @@ std::string plan_assignment(const Plan& plan);
 
 // The database key of one contender's end-to-end latency (and, derived from it, of its in-plan
 // prices: in_plan_prices.h). It includes kPlanRunRevision, raised whenever a change to how plans
-// run or are priced in place makes earlier figures stale: 3 when the race's latency became the
-// typical round instead of the quietest; 2 when graph inputs and outputs began
-// to cross into functions plain (codegen.h) and in-plan prices came from the typical round.
-inline constexpr int kPlanRunRevision = 3;
+// run or are priced in place makes earlier figures stale: 4 when plans at one compute thread
+// began to be timed in CPU time (run_clock.h; earlier figures are wall time, load included);
+// 3 when the race's latency became the typical round instead of the quietest; 2 when graph inputs
+// and outputs began to cross into functions plain (codegen.h) and in-plan prices came from the
+// typical round.
+inline constexpr int kPlanRunRevision = 4;
 CostKey plan_latency_key(const Graph& graph, const Plan& plan, const CostModel& model);
 
 // Drops contenders whose partition assignment equals an earlier one's (the one kept takes a

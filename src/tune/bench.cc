@@ -10,6 +10,7 @@
 #include "tessera/error.h"
 #include "runtime/executor.h"
 #include "runtime/latency.h"
+#include "runtime/run_clock.h"
 #include "runtime/verified_choice.h"
 
 namespace tessera {
@@ -56,6 +57,7 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
   // a plan 3x behind after its first round is not timed again, one 1.5-3x behind once more.
   VerifyOptions race;
   race.repeat = options.repeat;
+  const RunClock clock = plan_run_clock();   // as tune's race and in-plan prices (run_clock.h)
   // A plan that fails while it runs is a row with an error, as one that fails to build.
   std::vector<std::string> failed(executors.size());
   const std::vector<std::optional<double>> raced = race_contenders(
@@ -63,7 +65,7 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
       [&](size_t e, int repeat, double) {
         if (!failed[e].empty()) return std::numeric_limits<double>::infinity();
         try {
-          return measure_latency(*executors[e], inputs, repeat).median_ms;
+          return measure_latency(*executors[e], inputs, repeat, 1, std::numeric_limits<double>::infinity(), clock).median_ms;
         } catch (const UserError& x) {
           failed[e] = x.what();
         } catch (const KernelUnsupported& x) {
@@ -76,8 +78,33 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     if (!runs_on[i]) continue;
     if (!failed[*runs_on[i]].empty()) rows[i].error = failed[*runs_on[i]];
     else rows[i].measured_ms = raced[*runs_on[i]];
+    rows[i].clock = run_clock_name(clock);
   }
   return rows;
+}
+
+std::optional<double> predicted_over_measured(const BenchRow& row) {
+  if (!row.predicted_ms || !row.measured_ms || !(*row.measured_ms > 0)) return std::nullopt;
+  return *row.predicted_ms / *row.measured_ms;
+}
+
+std::optional<AllVersusSingle> all_versus_best_single(const std::vector<BenchRow>& rows) {
+  auto others = [](const BenchRow& r) {
+    size_t n = 0;
+    for (const std::string& b : r.backends) n += b != "ref";
+    return n;
+  };
+  std::optional<size_t> all, single;
+  size_t widest_single = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (others(rows[i]) <= 1) widest_single = std::max(widest_single, rows[i].backends.size());
+    if (!all || rows[i].backends.size() > rows[*all].backends.size()) all = i;
+  }
+  if (!all || rows[*all].backends.size() <= widest_single || !rows[*all].measured_ms) return std::nullopt;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (others(rows[i]) <= 1 && rows[i].measured_ms && (!single || *rows[i].measured_ms < *rows[*single].measured_ms)) single = i;
+  if (!single || !(*rows[*all].measured_ms > 0)) return std::nullopt;
+  return AllVersusSingle{*all, *single, *rows[*single].measured_ms / *rows[*all].measured_ms};
 }
 
 }  // namespace tessera

@@ -11,6 +11,10 @@
 // ships for those backends (a single-backend plan where that won tune's race) and its in-plan
 // price, not the search's sum.
 //
+// Timed as tune times plans (plan_run_clock(), runtime/run_clock.h): CPU time per run at one compute
+// thread, so that a row's measured figure and its predicted one (in-plan prices taken the same
+// way) compare whatever the machine's load in their minutes; wall time above one thread.
+//
 // Measured together, not one after another. Timed one combination at a time, each figure is one
 // moment of the machine: on a shared 2-core host PaddleOCR cls's `all` row read 1.31 ms for the
 // plan that read 0.38-0.40 ms in every round of an interleaved comparison minutes later. So every
@@ -35,6 +39,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,5 +64,21 @@ struct BenchOptions {
 std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,
                                          const std::vector<std::vector<std::string>>& combos,
                                          const CostModel& cost_model, const BenchOptions& options);
+
+// predicted_ms / measured_ms, when both are known (and measured_ms > 0).
+std::optional<double> predicted_over_measured(const BenchRow& row);
+
+// The all-backend row against the best single-backend row, both raced together. A row is
+// single-backend when its combination names one backend besides `ref` (the fallback every
+// combination may take), or `ref` alone; the all-backend row is the one naming the most backends
+// (the first of them), when it names more than any single-backend row. Returns the index of the
+// best (fastest measured) single-backend row and best_single / all, or nullopt when either row is
+// missing or unmeasured.
+struct AllVersusSingle {
+  size_t all = 0;
+  size_t single = 0;
+  double speedup = 0.0;   // single measured_ms / all measured_ms: >= 1 when the mix is no slower
+};
+std::optional<AllVersusSingle> all_versus_best_single(const std::vector<BenchRow>& rows);
 
 }  // namespace tessera

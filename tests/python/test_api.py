@@ -228,9 +228,12 @@ class ProfileAndBenchTest(unittest.TestCase):
         rows = tessera.bench(model, ["ref", "ref,onednn", ["ref", "eigen"]], cost="roofline", repeat=1)
         self.assertEqual([r["backends"] for r in rows], [["ref"], ["ref", "onednn"], ["ref", "eigen"]])
         for r in rows:
-            self.assertEqual(set(r), {"backends", "predicted_ms", "measured_ms", "rel_error", "error"})
+            self.assertEqual(set(r), {"backends", "predicted_ms", "measured_ms", "predicted_over_measured", "clock",
+                                      "rel_error", "error"})
             self.assertIsNone(r["error"])
             self.assertGreater(r["measured_ms"], 0)
+            self.assertAlmostEqual(r["predicted_over_measured"], r["predicted_ms"] / r["measured_ms"], places=9)
+            self.assertEqual(r["clock"], "cpu")   # one thread: CPU time per run
             plan = tessera.partition(model, backends=r["backends"], cost="roofline")
             self.assertAlmostEqual(r["predicted_ms"], plan.total_cost * 1e3, places=9)
         import json
@@ -239,6 +242,7 @@ class ProfileAndBenchTest(unittest.TestCase):
         for mine, theirs in zip(rows, json.loads(out.stdout)):
             self.assertEqual(mine["backends"], theirs["backends"])
             self.assertAlmostEqual(mine["predicted_ms"], theirs["predicted_ms"], places=9)
+            self.assertEqual(mine["clock"], theirs["clock"])
 
     def test_bench_refuses_a_misspelt_backend_before_running(self):
         with self.assertRaises(tessera.Error) as e:

@@ -121,7 +121,7 @@ TEST_CASE("tessera run --input: a good .npy runs; a wrong shape, dtype or name i
   }
 }
 
-TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per combination") {
+TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms, their ratio and the clock per combination") {
   TempDir dir;
   const std::string svg = dir.file("bench.svg");
   Process r = tessera_cli("bench data/models/conv_block.json --combos ref ref,onednn --cost roofline --repeat 2 --json --svg " + svg);
@@ -134,6 +134,8 @@ TEST_CASE("tessera bench --json lists backends, predicted_ms, measured_ms per co
   for (const auto& row : j) {
     CHECK(row["predicted_ms"].is_number());
     CHECK(row["measured_ms"].get<double>() > 0);
+    CHECK(row["predicted_over_measured"].get<double>() == Approx(row["predicted_ms"].get<double>() / row["measured_ms"].get<double>()));
+    CHECK(row["clock"] == "cpu");   // one thread (the default): CPU time per run (src/runtime/run_clock.h)
   }
   CHECK(read_file(svg).find("<svg") != std::string::npos);
 }
@@ -149,6 +151,19 @@ TEST_CASE("tessera bench races the plans together: one plan, one executor, one f
   CHECK(j[0]["measured_ms"].get<double>() == j[2]["measured_ms"].get<double>());
   CHECK(j[1]["measured_ms"].get<double>() > 0);
   CHECK(r.err.find("interleaved rounds") != std::string::npos);
+}
+
+TEST_CASE("tessera bench's table: predicted / measured per row, then best single / all backends") {
+  Process r = tessera_cli("bench data/models/conv_block.json --combos ref,onednn ref,eigen ref,onednn,eigen --cost roofline --repeat 2");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("pred/meas") != std::string::npos);
+  CHECK(r.out.find("measured: CPU time per run") != std::string::npos);
+  CHECK(r.out.find("/ all-backend row (ref,onednn,eigen): ") != std::string::npos);
+  Process two = tessera_cli("bench data/models/conv_block.json --combos ref,onednn --cost roofline --repeat 2 --threads 2");
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.out.find("measured: wall time per run") != std::string::npos);
+  CHECK(two.out.find("all-backend row") == std::string::npos);   // no wider row to compare
 }
 
 TEST_CASE("tessera bench --cost measure shows the plan tune returned, not the one its verification rejected") {

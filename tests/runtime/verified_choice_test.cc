@@ -42,13 +42,13 @@ DiamondPlans diamond_plans(const Graph& g) {
 
 }  // namespace
 
-// Pinned: a key changes only with kPlanRunRevision (3 since the race keeps the typical round).
+// Pinned: a key changes only with kPlanRunRevision (4 since plans at one thread are timed in CPU time).
 TEST_CASE("the cost database key of a plan's end-to-end latency is pinned") {
   const MockCostModel model = byoc_tvm_model();
   const Graph g = tessera::testing::collage_diamond();
   const DiamondPlans p = diamond_plans(g);
-  CHECK(plan_latency_key(g, p.all_tvm, model).to_string() == "33093d4559a36f9c plan cpu mock/1/952c4598182e867e");
-  CHECK(plan_latency_key(g, p.split, model).to_string() == "772b617d013cfb86 plan cpu mock/1/952c4598182e867e");
+  CHECK(plan_latency_key(g, p.all_tvm, model).to_string() == "33093c4559a36de9 plan cpu mock/1/952c4598182e867e");
+  CHECK(plan_latency_key(g, p.split, model).to_string() == "772b647d013d009f plan cpu mock/1/952c4598182e867e");
 }
 
 TEST_CASE("the race times close contenders again and keeps each one's typical round") {
