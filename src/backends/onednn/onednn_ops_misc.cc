@@ -1,4 +1,4 @@
-// OnednnProgram: pooling, batch/layer norm, softmax, eltwise and binary anchors (see onednn_compiler.h).
+// OnednnProgram: pooling, layer norm, softmax, eltwise and binary anchors (see onednn_compiler.h).
 #include "backends/onednn/onednn_anchor.h"
 
 namespace tessera::onednn {
@@ -43,27 +43,6 @@ void OnednnProgram::build_pool(size_t n) {
     dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, src.get_desc(), any_md(yd), st, k, dl, pl, pr);
     return dnnl::pooling_v2_forward::primitive_desc(d, a, engine_);
   }, [&](const auto&) { return std::unordered_map<int, memory>{{DNNL_ARG_SRC, src}}; });
-}
-
-void OnednnProgram::build_batchnorm(size_t n) {
-  const Node& node = fn_.nodes[n];
-  if (attr_int(node.attrs, "training_mode", 0) != 0) unsupported(node, "training_mode");
-  if (node.inputs.size() != 5) unsupported(node, "needs scale, bias, mean and var");
-  const memory src = value_mem(node.inputs[0]);
-  const int64_t C = fn_.value(node.inputs[0]).type.shape.at(1);
-  const float eps = static_cast<float>(attr_float(node.attrs, "epsilon", 1e-5));
-  const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-                     dnnl::normalization_flags::use_shift;
-  finish_anchor(n, dnnl::primitive_attr(), [&](const dnnl::primitive_attr& a) {
-    dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, src.get_desc(), eps, flags);
-    return dnnl::batch_normalization_forward::primitive_desc(d, a, engine_);
-  }, [&](const auto&) {
-    return std::unordered_map<int, memory>{{DNNL_ARG_SRC, src},
-                                           {DNNL_ARG_SCALE, plain_mem(node.inputs[1], {C})},
-                                           {DNNL_ARG_SHIFT, plain_mem(node.inputs[2], {C})},
-                                           {DNNL_ARG_MEAN, plain_mem(node.inputs[3], {C})},
-                                           {DNNL_ARG_VARIANCE, plain_mem(node.inputs[4], {C})}};
-  });
 }
 
 void OnednnProgram::build_layernorm(size_t n) {

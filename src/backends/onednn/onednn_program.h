@@ -192,7 +192,10 @@ class OnednnProgram {
   bool grouped_nhwc(size_t n) const;
   void build_matmul(size_t n);
   void build_pool(size_t n);
+  // BatchNormalization: a depthwise 1x1 conv over channel blocks or nhwc (build_batchnorm_as_conv,
+  // false where it does not apply), else oneDNN's batch normalization (onednn_batchnorm.cc).
   void build_batchnorm(size_t n);
+  bool build_batchnorm_as_conv(size_t n);
   void build_eltwise(size_t n, const std::vector<EltwiseOp>& ops);
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
