@@ -40,6 +40,11 @@
 // cached against the input's pointer (a new pointer reorders again); weights that are constants
 // of the function are reordered at compile time.
 //
+// Memory. Intermediate buffers whose lifetimes (the steps touching them) do not overlap share one
+// arena, so each step writes into recently used, cached bytes (onednn_memory_plan.cc). An inference
+// BatchNormalization over blocks or nhwc is a depthwise 1x1 conv with folded weights
+// (onednn_batchnorm.cc).
+//
 // Precision variant `onednn_bf16` (the same compiler, Precision::bf16): convolutions, deconvolutions
 // and matmuls/Gemms read bf16 sources and weights (reorders f32 -> bf16 in front of them; weights
 // once, cached), accumulate in f32 and write f32, so post-ops, every other primitive and the
