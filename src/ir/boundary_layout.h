@@ -3,10 +3,10 @@
 // A 4-D activation [N, C, H, W] can be stored plain (NCHW, row-major: the ONNX order, what graph
 // inputs and outputs always are) or NHWC (channels last). oneDNN's fastest convolutions here
 // (brgconv, brdgmm depthwise) and everything XNNPACK runs compute in NHWC; ref, eigen, blas and
-// halide read plain memory. Before: every value crossed between functions plain, so a oneDNN or
-// XNNPACK function reordered its inputs in and its outputs out on every call, even when its
-// neighbour wanted NHWC too (0.59 ms for mobilenet_v2's 1x96x112x112, 5.8x the depthwise conv).
-// Now each backend has a *native* boundary layout (BackendSpec::boundary_layout,
+// halide read plain memory. Were every value to cross between functions plain, a oneDNN or
+// XNNPACK function would reorder its inputs in and its outputs out on every call, even when its
+// neighbour wants NHWC too (such a reorder can cost several times the depthwise conv it feeds).
+// So each backend has a *native* boundary layout (BackendSpec::boundary_layout,
 // BackendCompiler::native_layout) and its functions read and write their activations in it:
 //
 //   onednn fn ──NHWC──▶ xnnpack fn ──NHWC──▶ onednn fn     no conversion anywhere
@@ -23,7 +23,7 @@
 // is an activation some spatial op reads or writes, directly or through elementwise, broadcast,
 // Concat/Split/Slice/Pad ops (mark_feature_maps, at import): a 4-D value that is not one, such
 // as attention's [1, heads, 128, 64], is read by matmuls and softmax, which want it plain, and
-// NHWC would only bounce it through two reorders per crossing (BERT: 0.3 ms of a 3.5 ms run).
+// NHWC would only bounce it through two reorders per crossing.
 // Weights stay plain (they are constants the backend packs once). Graph inputs and outputs are
 // plain, and so is a function's parameter that only ever receives a graph input, and its result
 // that only ever becomes a graph output no other call reads (codegen.h): the function's first
@@ -83,9 +83,9 @@ BoundaryLayouts native_boundary_layouts(const Graph& fn, Layout native, const st
 
 // For a function seen alone (a candidate being measured, with no call site to look at): per
 // input, false when every node that reads it takes it as a convolution's weights or bias (a model
-// constant, which codegen passes plain), true otherwise. Without it a measured conv received its
-// 4-D weights as "nhwc" and oneDNN reordered them on every run: resnet18 as one function timed
-// 25.6 ms where it runs in 18.7.
+// constant, which codegen passes plain), true otherwise. Without it a measured conv would receive
+// its 4-D weights as "nhwc" and oneDNN would reorder them on every run, pricing the function
+// above what it runs in.
 std::vector<bool> activation_inputs(const Graph& fn);
 
 // The backend whose compiler runs conversions in the executor (a oneDNN reorder), and whose

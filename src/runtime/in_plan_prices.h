@@ -4,9 +4,8 @@
 // its inputs freshly written, its weights where the previous timed run of the same function left
 // them. In a plan the same function runs after the rest of the network has passed through the
 // caches, so its weights (and whatever its neighbours' layouts made of its inputs) come from
-// farther away. Measured on resnet18, mobilenet_v2, PaddleOCR det and shufflenet (AMD EPYC, one
-// thread): plans of many partitions ran 9-16% slower than the sum of their isolated prices, every
-// oneDNN partition 6-15% over its price. An *in-plan* price is the partition's time measured in
+// farther away, and plans of many partitions run measurably slower than the sum of their isolated
+// prices (docs/benchmarks.md, "Prediction fidelity"). An *in-plan* price is the partition's time measured in
 // the plan itself: the executor runs the whole plan and times every call (call_profile.h).
 //
 //   plan: onednn{conv1..relu4} | xnnpack{dw5} | onednn{conv6..}    isolated 1.10 + 0.20 + 2.40 ms
@@ -15,9 +14,8 @@
 //   -> partition costs 1.21, 0.23, 2.64; isolated_cost keeps 1.10, 0.20, 2.40
 //
 // The typical round is the median one, by median run: what `tessera run` reports and what a
-// benchmark's median of rounds reads on a machine that others share. (Sessions 13-15 priced from
-// the quietest round, a minimum that finds a quiet tenth of a second: at 2 threads, four tunes of
-// mobilenet_v2 priced its XNNPACK plan at 0.82-0.95 of what three runs right after each read.) A
+// benchmark's median of rounds reads on a machine that others share. (Not the quietest round: a
+// minimum finds a quiet tenth of a second and prices a plan below what the runs after it read.) A
 // round lasts at least `min_round_ms` by the race's latency, so that it is not one quiet moment
 // either. A price is the call's share of that round's median run, not its median alone: a call's
 // delays are one-sided, so the medians of many calls sum to less than a typical run of them all,
@@ -25,8 +23,8 @@
 //
 // The clock is plan_run_clock() (run_clock.h), as for the race: at one compute thread a price is
 // the CPU time of the call, so a tune under load (other processes holding the cores) prices what
-// the plan costs, not how long it waited. Timed by the wall clock at load average 7-9 on 2 cores,
-// efficientnet_b0's plan was priced 14.2 ms and later ran in 6.8 ms of CPU time.
+// the plan costs, not how long it waited (a wall-clock price taken under load is a multiple of
+// what the plan later runs in).
 //
 // Crossings (the executor's layout conversions, once per value and layout) are timed the same way
 // and replace the boundary costs of their value, shared in proportion to the priced ones.
@@ -84,8 +82,7 @@ bool in_plan_round_runs(int r, double quiet_run, const InPlanOptions& options);
 // median run; or, when even the quietest round is `disturbed` times above end_to_end_ms (a
 // disturbance that outlasted max_rounds), the typical round's calls scaled to end_to_end_ms. A
 // disturbance slows every call of a round alike, so the calls' shares of the round hold while its
-// level does not: efficientnet_b0's 15 rounds summed 15.5 ms against the race's 12.8, and the
-// plan then ran 12.9-13.4.
+// level does not.
 struct InPlanLevel {
   size_t round = 0;
   double run_ms = 0.0;

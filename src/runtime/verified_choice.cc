@@ -123,9 +123,9 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
     }
     // Who can still win: within drop_above of the leader, and after `rounds`, within `close` of
     // it. A contender timed once and under give_up_above runs a second round before it is
-    // dropped: one disturbed round must not drop the best plan (squeezenet's single:onednn read
-    // 6.3 ms in its only round at 2 threads, against 3.9 for the nearly identical winner). Fewer
-    // than two can win: the race is run.
+    // dropped: one disturbed round must not drop the best plan (a neighbour that takes a core for
+    // one round can put the eventual winner 1.5x behind in it). Fewer than two can win: the race
+    // is run.
     const double bar = leader() * (round + 1 < rounds ? options.drop_above : options.close);
     const double hopeless = leader() * options.give_up_above;
     size_t in_range = 0;

@@ -15,14 +15,12 @@
 //   rounds 2..R  only those within `drop_above` of the best so far (single:eigen at 30x the
 //                fastest cannot win, and its seconds per round would stretch the time between the
 //                rounds of the close ones), and those timed once and under `give_up_above` (one
-//                disturbed round must not drop the best plan: squeezenet's single:onednn read
-//                6.3 ms in its only round at 2 threads against 3.9 for the nearly identical
-//                winner); in any round, a contender whose first run takes
-//                `give_up_above` times the best so far stops after that run (resnet18's eigen and
-//                halide plans, 1.4 s a run against 21 ms, ran 11 runs each: tune took 149 s, 62 after)
+//                disturbed round must not drop the best plan); in any round, a contender whose
+//                first run takes `give_up_above` times the best so far stops after that run (a
+//                plan on reference kernels, a second a run against milliseconds, would otherwise
+//                take most of the tune)
 //   rounds R+1.. while two or more are within `close` of the best, only those, up to
-//                `max_rounds` (efficientnet_b0's single:onednn and single:xnnpack timed 12.91
-//                and 12.97 ms after 7 rounds, while separate processes put XNNPACK 3-5% ahead)
+//                `max_rounds` (two plans a few percent apart need several rounds to be told apart)
 // From round 2 a round lasts at least `min_round_ms` by the best latency so far (more runs for a
 // fast model), and the rounds alternate direction, so that no contender always follows the same
 // one. The schedule above judges each contender by its own typical round (the lower median of its
@@ -40,11 +38,10 @@
 //     single:onednn      0.50 0.42 0.51 0.51 0.53 0.52 0.37 0.37   typical 0.50
 //     single / mixed     1.01 1.01 0.94 0.94 0.96 1.27 0.94 0.94   median 0.95 -> 0.40 against 0.42
 //
-// Why not the quietest round (sessions 9-16): a minimum over rounds rewards whoever met a quiet
-// moment, and on a 0.4 ms model a round of 10 runs is one moment. In one tune of PaddleOCR cls at
-// 2 threads single:onednn's quietest round read 0.544 ms, in the next 0.371, and the first shipped
-// a plan with 7 `ref` partitions at 0.400 ms. The two raced afterwards (`run --against`,
-// src/cli/plan_race.h), rounds of 50 runs: the mixed plan 0.445 ms, single:onednn 0.416.
+// Why not the quietest round: a minimum over rounds rewards whoever met a quiet moment, and on a
+// sub-millisecond model a round of 10 runs is one moment, so two tunes of the same model would
+// ship different plans, each "won" by a lucky round that a later `run --against`
+// (src/cli/plan_race.h) does not confirm.
 //
 // Who wins: the fastest single-backend plan, unless a mixed plan is `tie_margin` faster still.
 // That is the promise users check ("never worse than one backend"); at a tie the plan with fewer

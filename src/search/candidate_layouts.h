@@ -6,13 +6,12 @@
 // never cross to a neighbour, though: a graph input and a graph output. Codegen passes a
 // parameter that only receives a graph input plain, and returns a result that only becomes a
 // graph output no other call reads plain (codegen.cc, native_use); the function converts them
-// itself, and the contract charges no crossing for them. Priced native, that conversion was in
-// no price at all:
+// itself, and the contract charges no crossing for them. Priced native, that conversion would
+// be in no price at all:
 //
-//   before: Resize(21x28x28 -> 21x224x224) on xnnpack, the graph's output: 0.28 ms (NHWC out),
-//           while the call in the plan, which writes NCHW, took 8.2 ms; the search chose it over
-//           halide's 1.3 ms and the plan was predicted at 18.0 ms, isolated at 5.0.
-//   after:  the candidate is measured as the plan runs it, its output plain.
+//   Resize(21x28x28 -> 21x224x224) on xnnpack, the graph's output: timed NHWC out, it is cheap;
+//   the call in the plan writes NCHW and pays a transpose of the whole image, many times more.
+//   So the candidate is measured as the plan runs it, its output plain.
 //
 // So a candidate whose argument is a graph input, or whose result is a graph output that no node
 // outside it reads, is priced with those values plain. Its request's hash mixes the layouts in,

@@ -16,16 +16,14 @@
 // way) compare whatever the machine's load in their minutes; wall time above one thread.
 //
 // Measured together, not one after another. Timed one combination at a time, each figure is one
-// moment of the machine: on a shared 2-core host PaddleOCR cls's `all` row read 1.31 ms for the
-// plan that read 0.38-0.40 ms in every round of an interleaved comparison minutes later. So every
-// plan is compiled first and then they are timed in tune's race: interleaved rounds (the first of
-// `repeat` runs, later ones of at least 25 ms, alternating direction), plans 1.5x behind the best
-// dropped after their first rounds, every figure paired with the pacer's round by round. Unlike
-// tune's race no round is cut short: a plan's first round is always `repeat` runs, and a plan 3x
-// behind the best after it is not timed again (with no such bar every plan ran a second round:
-// resnet34's `bench` of 7 combinations took over 9 minutes at 1 thread, its plans on ref, eigen,
-// blas and halide 20 runs of about 3 s each, twice). Combinations
-// whose plans are the same assignment share one executor and one figure.
+// moment of a shared machine, and two rows compare two moments. So every plan is compiled first
+// and then they are timed in tune's race: interleaved rounds (the first of `repeat` runs, later
+// ones of at least 25 ms, alternating direction), plans 1.5x behind the best dropped after their
+// first rounds, every figure paired with the pacer's round by round. Unlike tune's race no round
+// is cut short: a plan's first round is always `repeat` runs, and a plan 3x behind the best after
+// it is not timed again (plans on reference kernels, seconds a run, would otherwise take minutes
+// of every bench for figures no one compares). Combinations whose plans are the same assignment
+// share one executor and one figure.
 //
 // A combination that cannot be planned or run (a backend that refuses an op it was given, a
 // budget no plan meets) is a row with `error` set and no values, not an exception, so that a
