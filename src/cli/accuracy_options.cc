@@ -14,7 +14,7 @@ void AccuracyOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--calibration", calibration,
                  "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random)");
   cmd.add_option("--calibration-ranges", calibration_ranges,
-                 "int8 activation ranges from the calibration inputs: minmax (default) or percentile:<p>, e.g. percentile:99.99");
+                 "int8 activation ranges from the calibration inputs: minmax (default), mse (least squared quantization error) or percentile:<p>, e.g. percentile:99.99");
 }
 
 AccuracyBudget AccuracyOptions::budget() const {

@@ -13,6 +13,9 @@
 //   "percentile:<p>"  [q(1 - p/100), q(p/100)], q the quantiles of v's elements (p in (50, 100]):
 //                     the tails beyond them saturate, the step shrinks. The variant widens either
 //                     range to hold 0 (zero must be exact: padding, ReLU outputs).
+//   "mse"             [r min v, r max v], r in {1, 0.98, ..., 0.30} the ratio whose u8 quantization
+//                     (as the variant quantizes) of v has the least squared error: clips the tails
+//                     only as far as the finer step pays for what saturates.
 // Which serves better is measured per model (docs/benchmarks.md, "int8 by accuracy budget").
 //
 // Candidate errors. An int8 candidate's error is its function (extracted from the ranged graph,
@@ -39,7 +42,7 @@ namespace tessera {
 std::vector<ValueId> int8_sources(const Graph& graph);
 
 // Ranges of `graph`'s int8 sources from `values` (ref's value of every ValueId). `method`:
-// "minmax" or "percentile:<p>"; UserError otherwise.
+// "minmax", "mse" or "percentile:<p>"; UserError otherwise.
 PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTensor>& values, const std::string& method);
 
 class Int8CandidateErrors {
