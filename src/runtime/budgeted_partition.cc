@@ -124,6 +124,11 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged
 
 }  // namespace
 
+double budget_growth(double target, double error) {
+  const double room = 0.9 * target / std::max(error, 1e-12);
+  return room <= 1.0 ? 1.0 : std::clamp(room * room, 1.5, 8.0);
+}
+
 PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
                                          const AccuracyBudget& budget) {
@@ -216,7 +221,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
       if (!best || r.outcome.plan.total_cost < best->outcome.plan.total_cost) best = std::move(r);
       if (same_as_best) break;   // more budget bought nothing
-      next = B * std::clamp(0.9 * target / std::max(best->error, 1e-12), 1.0, 8.0);
+      next = B * budget_growth(target, best->error);
       if (next >= fail) next = std::sqrt(B * fail);
       if (next <= B * 1.05) break;
     } else {
