@@ -188,7 +188,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
             error[i] = budget_prior_error(problem, static_cast<int>(i));
             continue;
           }
-          error[i] = int8_errors->error(problem, static_cast<int>(i));
+          error[i] = int8_errors->end_to_end_error(problem, static_cast<int>(i));
           for (int n : problem.candidates[i].inside().members())
             least_int8_error[static_cast<size_t>(n)] = std::min(least_int8_error[static_cast<size_t>(n)], error[i]);
           continue;

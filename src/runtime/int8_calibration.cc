@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
-#include <unordered_map>
+#include <utility>
 
 #include "backends/compilers/backend_compiler.h"
+#include "backends/ref/ref_kernels.h"
+#include "tessera/dataflow_index.h"
 #include "tessera/error.h"
 #include "tessera/sub_graph.h"
 
@@ -113,6 +115,94 @@ PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTens
   return out;
 }
 
+namespace {
+
+// `fn` (extracted from `graph`: its values keep the model's names) compiled by `backend` and run
+// (1 compute thread) on `values`' tensors of its inputs; its outputs, in fn.outputs order.
+std::vector<HostTensor> run_function(const Graph& graph, const Graph& fn, const std::vector<HostTensor>& values, const std::string& backend) {
+  std::vector<ConstTensorView> in;
+  for (ValueId v : fn.inputs) in.push_back(values.at(static_cast<size_t>(graph.find_value(fn.value(v).name))).view());
+  std::vector<HostTensor> out;
+  std::vector<TensorView> out_views;
+  for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
+  for (HostTensor& h : out) out_views.push_back(h.view());
+  const ScopedComputeThreads one_thread(1);
+  make_backend_compiler(backend)->compile(fn)->run(in, out_views);
+  return out;
+}
+
+bool is_int8_anchor(const Graph& graph, const Node& node) {
+  if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") return false;
+  return !node.inputs.empty() && node.inputs[0] != kNoValue && graph.value(node.inputs[0]).range.has_value();
+}
+
+}  // namespace
+
+double Int8CandidateErrors::anchor_error(const std::string& backend, NodeId n) {
+  auto key = std::make_pair(backend, n);
+  if (auto it = anchor_cache_.find(key); it != anchor_cache_.end()) return it->second;
+  double worst = 0.0;
+  const Node& node = graph_.node(n);
+  if (is_int8_anchor(graph_, node)) {
+    std::vector<HostTensor> out;
+    try {
+      const DataflowIndex index(graph_);
+      const Graph fn = extract_function(graph_, SubGraph(index, IndexSet(static_cast<int>(graph_.nodes.size()), {static_cast<int>(n)})));
+      out = run_function(graph_, fn, values_, backend);
+      // Downstream of n, in topological order: ref on the changed values, the rest as ref had them.
+      std::vector<HostTensor> changed(graph_.values.size());
+      std::vector<char> is_changed(graph_.values.size(), 0);
+      for (size_t i = 0; i < fn.outputs.size(); ++i) {
+        const auto v = static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name));
+        changed[v] = std::move(out[i]);
+        is_changed[v] = 1;
+      }
+      const KernelRegistry ref = make_ref_kernels();
+      std::vector<ConstTensorView> ins;
+      std::vector<TensorView> outs;
+      for (size_t m = static_cast<size_t>(n) + 1; m < graph_.nodes.size(); ++m) {
+        const Node& d = graph_.nodes[m];
+        bool reads_changed = false;
+        for (ValueId v : d.inputs) reads_changed = reads_changed || (v != kNoValue && is_changed[static_cast<size_t>(v)]);
+        if (!reads_changed) continue;
+        ins.clear();
+        outs.clear();
+        for (ValueId v : d.inputs) {
+          if (v == kNoValue) ins.push_back(ConstTensorView::missing());
+          else ins.push_back(std::as_const(is_changed[static_cast<size_t>(v)] ? changed : values_)[static_cast<size_t>(v)].view());
+        }
+        for (ValueId v : d.outputs) {
+          if (v == kNoValue) {
+            outs.push_back(TensorView{});
+            continue;
+          }
+          changed[static_cast<size_t>(v)] = HostTensor(graph_.value(v).type);
+          outs.push_back(changed[static_cast<size_t>(v)].view());
+        }
+        ref.run(d, ins, outs);
+        for (ValueId v : d.outputs)
+          if (v != kNoValue) is_changed[static_cast<size_t>(v)] = 1;
+      }
+      for (ValueId o : graph_.outputs)
+        if (is_changed[static_cast<size_t>(o)])
+          worst = std::max(worst, relative_l2_error(changed[static_cast<size_t>(o)], values_.at(static_cast<size_t>(o))));
+    } catch (const KernelUnsupported&) {   // declined in int8: it runs f32 inside its candidates
+      worst = 0.0;
+    }
+  }
+  anchor_cache_.emplace(std::move(key), worst);
+  return worst;
+}
+
+double Int8CandidateErrors::end_to_end_error(const SearchProblem& problem, int candidate) {
+  const double local = error(problem, candidate);
+  if (std::isinf(local)) return local;
+  const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
+  double sum = 0.0;
+  for (int n : c.inside().members()) sum += anchor_error(c.backend, static_cast<NodeId>(n));
+  return sum;
+}
+
 double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
   const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
   auto key = std::make_pair(c.backend, c.inside().members());
@@ -120,20 +210,10 @@ double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
   double worst = std::numeric_limits<double>::infinity();
   try {
     const Graph fn = extract_function(graph_, c.sub_graph);
-    std::unordered_map<std::string, ValueId> outer;   // function values keep the model's names
-    for (ValueId v : fn.inputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
-    for (ValueId v : fn.outputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
-    std::vector<ConstTensorView> in;
-    for (ValueId v : fn.inputs) in.push_back(values_.at(static_cast<size_t>(outer.at(fn.value(v).name))).view());
-    std::vector<HostTensor> out;
-    std::vector<TensorView> out_views;
-    for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
-    for (HostTensor& h : out) out_views.push_back(h.view());
-    const ScopedComputeThreads one_thread(1);
-    make_backend_compiler(c.backend)->compile(fn)->run(in, out_views);
+    const std::vector<HostTensor> out = run_function(graph_, fn, values_, c.backend);
     worst = 0.0;
     for (size_t i = 0; i < out.size(); ++i)
-      worst = std::max(worst, relative_l2_error(out[i], values_.at(static_cast<size_t>(outer.at(fn.value(fn.outputs[i]).name)))));
+      worst = std::max(worst, relative_l2_error(out[i], values_.at(static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name)))));
   } catch (const KernelUnsupported&) {
   } catch (const KernelError&) {
   }

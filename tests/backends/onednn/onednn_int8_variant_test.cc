@@ -323,3 +323,33 @@ TEST_CASE("budget_growth: the proxy budget grows by the square of the room left,
   CHECK(budget_growth(0.01, 0.0089) == 1.5);          // a little room: still a real step
   CHECK(budget_growth(0.01, 0.0095) == 1.0);          // none left (within 0.9 of the target): stop
 }
+
+TEST_CASE("Int8CandidateErrors::anchor_error: the model's output error with that one convolution or Gemm in int8") {
+  const Graph g = conv_chain();
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const std::vector<HostTensor> values = ref_values(g, calibration);
+  const PlanQuantization q = calibrate_ranges(g, values, "minmax");
+  const Graph ranged = with_calibrated_ranges(g, q.ranges);
+  Int8CandidateErrors errors(ranged, values);
+  int anchors = 0;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    const double e = errors.anchor_error("onednn_int8", static_cast<NodeId>(n));
+    if (node.op != "Conv" && node.op != "Gemm") {
+      CHECK(e == 0.0);
+      continue;
+    }
+    ++anchors;
+    // Independently: the whole function in onednn_int8 with only this node's source ranged, so
+    // that it alone runs int8 and everything else f32.
+    CalibratedRanges only;
+    for (const auto& r : q.ranges)
+      if (r.first == g.value(node.inputs[0]).name) only.push_back(r);
+    REQUIRE(only.size() == 1);
+    const double whole = int8_error(with_calibrated_ranges(g, only), calibration);
+    INFO(node.op << " " << node.name << ": anchor_error " << e << ", alone in int8 " << whole);
+    CHECK(e > 1e-4);
+    CHECK(e == Approx(whole).epsilon(0.05).margin(1e-5));
+  }
+  CHECK(anchors == 3);
+}
