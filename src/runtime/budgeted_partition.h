@@ -22,6 +22,11 @@
 //   meet within 5%, or when a failing plan has no reduced candidate left.
 //   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all).
 //
+// int8 variants: the proxy is the quadrature sum sqrt(sum e_i^2) of the candidates' end-to-end
+// errors (int8_calibration.h: each anchor's error at the model's output; measured on resnet18
+// they add that way: sqrt of the sum of squares 0.015, the whole model in int8 0.013), so the
+// Lagrangian runs on e_i^2 against B^2, and B grows by the square root of budget_growth.
+//
 // int8 variants (precision "int8": onednn_int8) need activation ranges: when one is offered, the
 // ranges come from ref's values on the calibration inputs (src/runtime/int8_calibration.h; a
 // warning when those inputs are seeded random: real data gives truer scales), the search runs on
