@@ -24,8 +24,9 @@
 // when the backend cannot compile or run it. Random inputs (what a timing measurement runs)
 // cannot give this for int8: the ranges fit the data, not N(0, 1). Cached per (backend, node set).
 //
-// What the budget sums is each candidate's *end-to-end* error: the sum over the int8 anchors it
-// holds (Conv/MatMul/Gemm whose source has a range) of the error the model's outputs read when
+// What the budget adds up (in quadrature: budgeted_partition.h) is each candidate's *end-to-end*
+// error: the sum over the int8 anchors it holds (Conv/MatMul/Gemm whose source has a range) of
+// the error the model's outputs read when
 // that anchor alone runs int8 (its one-node function compiled by the backend, run on ref's values
 // of its inputs; ref then interprets every node downstream of it from there; max over outputs of
 // the relative L2 error against ref's). The local error misjudges this both ways: resnet18's stem
