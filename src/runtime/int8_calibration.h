@@ -33,7 +33,8 @@
 // convolution reads 0.012 at its own output and 0.001 at the logits, its Gemm 0.006 at both, and
 // summed over the model the local errors make 0.16 where the whole model in int8 reads 0.013
 // (the end-to-end ones add up roughly in quadrature: sqrt of the sum of squares 0.015). An
-// anchor the backend declines in int8 (built as f32 inside its candidates) adds 0. One
+// anchor the backend declines in int8 (built as f32 inside its candidates) adds 0, one whose
+// one-node function fails otherwise (KernelError) +inf. One
 // computation per anchor, the first time an error is asked for.
 #pragma once
 
