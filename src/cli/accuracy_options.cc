@@ -15,7 +15,7 @@ void AccuracyOptions::add_to(CLI::App& cmd) {
                  "NAME=FILE.npy: a calibration input for verifying the budget (repeatable; default seeded random); "
                  "a file may stack several samples along axis 0: the budget must hold on each");
   cmd.add_option("--calibration-ranges", calibration_ranges,
-                 "int8 activation ranges from the calibration inputs: minmax (default) or percentile:<p>, e.g. percentile:99.99");
+                 "int8 activation ranges from the calibration inputs: minmax (default), mse (least squared quantization error) or percentile:<p>, e.g. percentile:99.99");
 }
 
 AccuracyBudget AccuracyOptions::budget() const {

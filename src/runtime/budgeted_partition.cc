@@ -162,6 +162,11 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged
 
 }  // namespace
 
+double budget_growth(double target, double error) {
+  const double room = 0.9 * target / std::max(error, 1e-12);
+  return room <= 1.0 ? 1.0 : std::clamp(room * room, 1.5, 8.0);
+}
+
 PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<BackendSpec>& backends,
                                          const CostModel& model, const PartitionOptions& options,
                                          const AccuracyBudget& budget) {
@@ -197,6 +202,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     ranged = with_calibrated_ranges(graph, quantization->ranges);
   }
   const Graph& searched = quantization ? ranged : graph;
+  // int8: the proxy adds the candidates' end-to-end errors in quadrature (see the header).
+  const bool quadrature = quantization.has_value();
   std::optional<Int8CandidateErrors> int8_errors;
   if (quantization) int8_errors.emplace(searched, check.values());
   // Per node: the least error of an int8 candidate holding it that has a price (+inf: none).
@@ -222,7 +229,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
             error[i] = budget_prior_error(problem, static_cast<int>(i));
             continue;
           }
-          error[i] = int8_errors->error(problem, static_cast<int>(i));
+          error[i] = int8_errors->end_to_end_error(problem, static_cast<int>(i));
           for (int n : problem.candidates[i].inside().members())
             least_int8_error[static_cast<size_t>(n)] = std::min(least_int8_error[static_cast<size_t>(n)], error[i]);
           continue;
@@ -242,11 +249,18 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       for (const auto& [nodes, p] : price)
         if (p.second < p.first)
           for (int n : nodes) int8_faster[static_cast<size_t>(n)] = 1;
-      return choose_within_budget(problem, error, B).allowed;
+      if (!quadrature) return choose_within_budget(problem, error, B).allowed;
+      std::vector<double> squared(error);
+      for (double& e : squared)
+        if (e > 0) e *= e;
+      return choose_within_budget(problem, squared, B * B).allowed;
     };
     Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
-    for (int c : r.outcome.search.chosen)
-      if (error[static_cast<size_t>(c)] >= 0) r.proxy += error[static_cast<size_t>(c)];
+    for (int c : r.outcome.search.chosen) {
+      const double e = error[static_cast<size_t>(c)];
+      if (e >= 0) r.proxy += quadrature ? e * e : e;
+    }
+    if (quadrature) r.proxy = std::sqrt(r.proxy);
     r.outcome.plan.quantization = quantization;
     r.outcome.plan.model_fingerprint = model_fingerprint(graph);   // the model as imported, not its ranged copy
     r.error = check.error(r.outcome.plan);
@@ -267,7 +281,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
       if (!best || r.outcome.plan.total_cost < best->outcome.plan.total_cost) best = std::move(r);
       if (same_as_best) break;   // more budget bought nothing
-      next = B * std::clamp(0.9 * target / std::max(best->error, 1e-12), 1.0, 8.0);
+      const double growth = budget_growth(target, best->error);
+      next = B * (quadrature ? std::sqrt(growth) : growth);   // a quadrature proxy grows like the error itself
       if (next >= fail) next = std::sqrt(B * fail);
       if (next <= B * 1.05) break;
     } else {

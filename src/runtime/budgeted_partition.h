@@ -14,12 +14,19 @@
 //          -> run the plan on the calibration inputs (Executor, 1 compute thread) -> error err
 //   B = E first. A plan with err > E: B shrinks (below its proxy: proxy * min(1/2, 0.9 E / err),
 //   or halfway, geometrically, to the last B that held). A plan with err <= E is kept if it is the
-//   cheapest verified so far, and B grows by 0.9 E / err (at most 8x, at most halfway to the
-//   smallest B that failed): the sum proxy is conservative (independent roundings add roughly in
-//   quadrature, and later layers often damp them), so the first verified plan usually leaves
-//   budget unused. Stops after `max_rounds`, when more budget buys the same plan, when the two ends
+//   cheapest verified so far, and B grows by (0.9 E / err)^2 (budget_growth: at least 1.5x while
+//   there is room, at most 8x, at most halfway to the smallest B that failed): the sum proxy is
+//   conservative (independent roundings add roughly in quadrature, so the error grows like the
+//   square root of the budget, and later layers often damp them: resnet18's 20 int8 convolutions
+//   sum to a proxy of 0.16 and read 0.013 end to end), so the first verified plan usually leaves
+//   most of the budget unused. Stops after `max_rounds`, when more budget buys the same plan, when the two ends
 //   meet within 5%, or when a failing plan has no reduced candidate left.
 //   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all).
+//
+// int8 variants: the proxy is the quadrature sum sqrt(sum e_i^2) of the candidates' end-to-end
+// errors (int8_calibration.h: each anchor's error at the model's output; measured on resnet18
+// they add that way: sqrt of the sum of squares 0.015, the whole model in int8 0.013), so the
+// Lagrangian runs on e_i^2 against B^2, and B grows by the square root of budget_growth.
 //
 // int8 variants (precision "int8": onednn_int8) need activation ranges: when one is offered, the
 // ranges come from ref's values on the calibration inputs (src/runtime/int8_calibration.h; a
@@ -106,6 +113,10 @@ std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends)
 // when E > 0 and an int8 backend is offered, `graph` itself otherwise. For callers that price its
 // candidates ahead of the search (tune's measurement pass), so they measure the same functions.
 Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget);
+
+// The factor the proxy budget grows by after a plan verified at `error` against `target`:
+// (0.9 target / error)^2 clamped to [1.5, 8], 1 when there is no room (error >= 0.9 target).
+double budget_growth(double target, double error);
 
 // partition_graph under the budget (see the header comment). Throws UserError for a negative or
 // non-finite E, E > 0 with a search other than collage, or a backend that cannot run here.

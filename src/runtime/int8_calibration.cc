@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
+#include <tuple>
+#include <utility>
 
 #include "backends/compilers/backend_compiler.h"
+#include "backends/ref/ref_kernels.h"
+#include "tessera/dataflow_index.h"
 #include "tessera/error.h"
 #include "partition/sub_graph.h"
 
@@ -28,9 +31,9 @@ std::vector<ValueId> int8_sources(const Graph& graph) {
 
 namespace {
 
-// The fraction p/100 of "percentile:<p>", or 1 for "minmax".
+// The fraction p/100 of "percentile:<p>", or 1 for "minmax" and "mse" (which starts from min/max).
 double quantile_of(const std::string& method) {
-  if (method == "minmax") return 1.0;
+  if (method == "minmax" || method == "mse") return 1.0;
   const std::string prefix = "percentile:";
   if (method.rfind(prefix, 0) == 0) {
     try {
@@ -41,7 +44,43 @@ double quantile_of(const std::string& method) {
     } catch (const std::exception&) {
     }
   }
-  throw UserError::option("calibration_ranges", method, "expected minmax or percentile:<p> with 50 < p <= 100");
+  throw UserError::option("calibration_ranges", method, "expected minmax, mse or percentile:<p> with 50 < p <= 100");
+}
+
+// The sum of squared errors of x[0, n) quantized to u8 over [lo, hi] exactly as the variant
+// quantizes (onednn_int8_variant.cc, act_quant): the range widened to hold 0, 255 steps, the zero
+// point rounded, values outside saturating.
+double u8_squared_error(const float* x, size_t n, float lo, float hi) {
+  lo = std::min(lo, 0.0f);
+  hi = std::max(hi, 0.0f);
+  const float scale = (hi - lo) / 255.0f;
+  if (!(scale > 0.0f)) return 0.0;
+  const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f), inv = 1.0f / scale;
+  double sum = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const float q = std::clamp(std::nearbyint(x[i] * inv) + zp, 0.0f, 255.0f);
+    const double d = static_cast<double>((q - zp) * scale) - static_cast<double>(x[i]);
+    sum += d * d;
+  }
+  return sum;
+}
+
+// "mse": [r lo, r hi] with [lo, hi] the min/max range and r in {1, 0.98, ..., 0.30} the ratio
+// whose u8 quantization of the values has the least squared error (the first on ties, so min/max
+// unless clipping pays). At most 1 << 18 evenly spaced elements are scored.
+std::pair<float, float> mse_range(const float* x, size_t n, float lo, float hi) {
+  const size_t stride = std::max<size_t>(1, n >> 18);
+  std::vector<float> sample;
+  sample.reserve(n / stride + 1);
+  for (size_t i = 0; i < n; i += stride) sample.push_back(x[i]);
+  double best = u8_squared_error(sample.data(), sample.size(), lo, hi);
+  float best_r = 1.0f;
+  for (int k = 1; k <= 35; ++k) {
+    const float r = 1.0f - 0.02f * static_cast<float>(k);
+    const double e = u8_squared_error(sample.data(), sample.size(), r * lo, r * hi);
+    if (e < best) best = e, best_r = r;
+  }
+  return {best_r * lo, best_r * hi};
 }
 
 }  // namespace
@@ -60,6 +99,7 @@ PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTens
       const auto [mn, mx] = std::minmax_element(x, x + n);
       lo = *mn;
       hi = *mx;
+      if (method == "mse" && std::isfinite(lo) && std::isfinite(hi)) std::tie(lo, hi) = mse_range(x, n, lo, hi);
     } else {
       std::vector<float> sorted(x, x + n);
       const size_t k_hi = std::min(n - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(n - 1))));
@@ -75,6 +115,96 @@ PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTens
   return out;
 }
 
+namespace {
+
+// `fn` (extracted from `graph`: its values keep the model's names) compiled by `backend` and run
+// (1 compute thread) on `values`' tensors of its inputs; its outputs, in fn.outputs order.
+std::vector<HostTensor> run_function(const Graph& graph, const Graph& fn, const std::vector<HostTensor>& values, const std::string& backend) {
+  std::vector<ConstTensorView> in;
+  for (ValueId v : fn.inputs) in.push_back(values.at(static_cast<size_t>(graph.find_value(fn.value(v).name))).view());
+  std::vector<HostTensor> out;
+  std::vector<TensorView> out_views;
+  for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
+  for (HostTensor& h : out) out_views.push_back(h.view());
+  const ScopedComputeThreads one_thread(1);
+  make_backend_compiler(backend)->compile(fn)->run(in, out_views);
+  return out;
+}
+
+bool is_int8_anchor(const Graph& graph, const Node& node) {
+  if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") return false;
+  return !node.inputs.empty() && node.inputs[0] != kNoValue && graph.value(node.inputs[0]).range.has_value();
+}
+
+}  // namespace
+
+double Int8CandidateErrors::anchor_error(const std::string& backend, NodeId n) {
+  auto key = std::make_pair(backend, n);
+  if (auto it = anchor_cache_.find(key); it != anchor_cache_.end()) return it->second;
+  double worst = 0.0;
+  const Node& node = graph_.node(n);
+  if (is_int8_anchor(graph_, node)) {
+    std::vector<HostTensor> out;
+    try {
+      const DataflowIndex index(graph_);
+      const Graph fn = extract_function(graph_, SubGraph(index, IndexSet(static_cast<int>(graph_.nodes.size()), {static_cast<int>(n)})));
+      out = run_function(graph_, fn, values_, backend);
+      // Downstream of n, in topological order: ref on the changed values, the rest as ref had them.
+      std::vector<HostTensor> changed(graph_.values.size());
+      std::vector<char> is_changed(graph_.values.size(), 0);
+      for (size_t i = 0; i < fn.outputs.size(); ++i) {
+        const auto v = static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name));
+        changed[v] = std::move(out[i]);
+        is_changed[v] = 1;
+      }
+      const KernelRegistry ref = make_ref_kernels();
+      std::vector<ConstTensorView> ins;
+      std::vector<TensorView> outs;
+      for (size_t m = static_cast<size_t>(n) + 1; m < graph_.nodes.size(); ++m) {
+        const Node& d = graph_.nodes[m];
+        bool reads_changed = false;
+        for (ValueId v : d.inputs) reads_changed = reads_changed || (v != kNoValue && is_changed[static_cast<size_t>(v)]);
+        if (!reads_changed) continue;
+        ins.clear();
+        outs.clear();
+        for (ValueId v : d.inputs) {
+          if (v == kNoValue) ins.push_back(ConstTensorView::missing());
+          else ins.push_back(std::as_const(is_changed[static_cast<size_t>(v)] ? changed : values_)[static_cast<size_t>(v)].view());
+        }
+        for (ValueId v : d.outputs) {
+          if (v == kNoValue) {
+            outs.push_back(TensorView{});
+            continue;
+          }
+          changed[static_cast<size_t>(v)] = HostTensor(graph_.value(v).type);
+          outs.push_back(changed[static_cast<size_t>(v)].view());
+        }
+        ref.run(d, ins, outs);
+        for (ValueId v : d.outputs)
+          if (v != kNoValue) is_changed[static_cast<size_t>(v)] = 1;
+      }
+      for (ValueId o : graph_.outputs)
+        if (is_changed[static_cast<size_t>(o)])
+          worst = std::max(worst, relative_l2_error(changed[static_cast<size_t>(o)], values_.at(static_cast<size_t>(o))));
+    } catch (const KernelUnsupported&) {   // declined in int8: it runs f32 inside its candidates
+      worst = 0.0;
+    } catch (const KernelError&) {         // fails in int8: no candidate holding it counts as within any budget
+      worst = std::numeric_limits<double>::infinity();
+    }
+  }
+  anchor_cache_.emplace(std::move(key), worst);
+  return worst;
+}
+
+double Int8CandidateErrors::end_to_end_error(const SearchProblem& problem, int candidate) {
+  const double local = error(problem, candidate);
+  if (std::isinf(local)) return local;
+  const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
+  double sum = 0.0;
+  for (int n : c.inside().members()) sum += anchor_error(c.backend, static_cast<NodeId>(n));
+  return sum;
+}
+
 double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
   const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
   auto key = std::make_pair(c.backend, c.inside().members());
@@ -82,20 +212,10 @@ double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {
   double worst = std::numeric_limits<double>::infinity();
   try {
     const Graph fn = extract_function(graph_, c.sub_graph);
-    std::unordered_map<std::string, ValueId> outer;   // function values keep the model's names
-    for (ValueId v : fn.inputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
-    for (ValueId v : fn.outputs) outer.emplace(fn.value(v).name, graph_.find_value(fn.value(v).name));
-    std::vector<ConstTensorView> in;
-    for (ValueId v : fn.inputs) in.push_back(values_.at(static_cast<size_t>(outer.at(fn.value(v).name))).view());
-    std::vector<HostTensor> out;
-    std::vector<TensorView> out_views;
-    for (ValueId v : fn.outputs) out.emplace_back(fn.value(v).type);
-    for (HostTensor& h : out) out_views.push_back(h.view());
-    const ScopedComputeThreads one_thread(1);
-    make_backend_compiler(c.backend)->compile(fn)->run(in, out_views);
+    const std::vector<HostTensor> out = run_function(graph_, fn, values_, c.backend);
     worst = 0.0;
     for (size_t i = 0; i < out.size(); ++i)
-      worst = std::max(worst, relative_l2_error(out[i], values_.at(static_cast<size_t>(outer.at(fn.value(fn.outputs[i]).name)))));
+      worst = std::max(worst, relative_l2_error(out[i], values_.at(static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name)))));
   } catch (const KernelUnsupported&) {
   } catch (const KernelError&) {
   }

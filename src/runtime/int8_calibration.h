@@ -13,14 +13,29 @@
 //   "percentile:<p>"  [q(1 - p/100), q(p/100)], q the quantiles of v's elements (p in (50, 100]):
 //                     the tails beyond them saturate, the step shrinks. The variant widens either
 //                     range to hold 0 (zero must be exact: padding, ReLU outputs).
+//   "mse"             [r min v, r max v], r in {1, 0.98, ..., 0.30} the ratio whose u8 quantization
+//                     (as the variant quantizes) of v has the least squared error: clips the tails
+//                     only as far as the finer step pays for what saturates.
 // Which serves better is measured per model (docs/benchmarks.md, "int8 by accuracy budget").
 //
-// Candidate errors. An int8 candidate's error is its function (extracted from the ranged graph,
-// compiled by its backend, plain layouts, 1 compute thread) run on ref's values of its inputs,
-// against ref's values of its outputs: max over outputs of the relative L2 error. This is the
-// error the candidate adds where it sits in the plan on this data, which random inputs (what a
-// timing measurement runs) cannot give for int8: the ranges fit the data, not N(0, 1). Cached
-// per (backend, node set).
+// Candidate errors. An int8 candidate's *local* error is its function (extracted from the ranged
+// graph, compiled by its backend, plain layouts, 1 compute thread) run on ref's values of its
+// inputs, against ref's values of its outputs: max over outputs of the relative L2 error; +inf
+// when the backend cannot compile or run it. Random inputs (what a timing measurement runs)
+// cannot give this for int8: the ranges fit the data, not N(0, 1). Cached per (backend, node set).
+//
+// What the budget adds up (in quadrature: budgeted_partition.h) is each candidate's *end-to-end*
+// error: the sum over the int8 anchors it holds (Conv/MatMul/Gemm whose source has a range) of
+// the error the model's outputs read when
+// that anchor alone runs int8 (its one-node function compiled by the backend, run on ref's values
+// of its inputs; ref then interprets every node downstream of it from there; max over outputs of
+// the relative L2 error against ref's). The local error misjudges this both ways: resnet18's stem
+// convolution reads 0.012 at its own output and 0.001 at the logits, its Gemm 0.006 at both, and
+// summed over the model the local errors make 0.16 where the whole model in int8 reads 0.013
+// (the end-to-end ones add up roughly in quadrature: sqrt of the sum of squares 0.015). An
+// anchor the backend declines in int8 (built as f32 inside its candidates) adds 0, one whose
+// one-node function fails otherwise (KernelError) +inf. One
+// computation per anchor, the first time an error is asked for.
 #pragma once
 
 #include <map>
@@ -39,20 +54,26 @@ namespace tessera {
 std::vector<ValueId> int8_sources(const Graph& graph);
 
 // Ranges of `graph`'s int8 sources from `values` (ref's value of every ValueId). `method`:
-// "minmax" or "percentile:<p>"; UserError otherwise.
+// "minmax", "mse" or "percentile:<p>"; UserError otherwise.
 PlanQuantization calibrate_ranges(const Graph& graph, const std::vector<HostTensor>& values, const std::string& method);
 
 class Int8CandidateErrors {
  public:
   // `ranged`: the graph the search runs on (with its ranges); `values`: ref's values by ValueId.
   Int8CandidateErrors(const Graph& ranged, const std::vector<HostTensor>& values) : graph_(ranged), values_(values) {}
-  // The error of problem.candidates[i] (see above); +inf when its backend cannot compile or run it.
+  // The local error of problem.candidates[i] (see above); +inf when its backend cannot compile or run it.
   double error(const SearchProblem& problem, int candidate);
+  // The end-to-end error of problem.candidates[i] (see above): +inf where error() is, else the sum
+  // of its int8 anchors' end-to-end errors.
+  double end_to_end_error(const SearchProblem& problem, int candidate);
+  // The end-to-end error of node n alone in `backend`'s int8 (0 for a node that is no int8 anchor).
+  double anchor_error(const std::string& backend, NodeId n);
 
  private:
   const Graph& graph_;
   const std::vector<HostTensor>& values_;
   std::map<std::pair<std::string, std::vector<int>>, double> cache_;
+  std::map<std::pair<std::string, NodeId>, double> anchor_cache_;
 };
 
 }  // namespace tessera

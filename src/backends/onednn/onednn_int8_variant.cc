@@ -4,7 +4,7 @@
 //
 //   fn(x f32, W f32, B f32) { Conv(x, W, B) ─▶ Relu } -> y f32          x.range = [lo, hi]
 //     xq = reorder(x, scale 1/sx, dst zero point zx) u8      sx = (hi - lo) / 255, zx = round(-lo / sx)
-//     Wq = round(W[o] / sw[o]) s8, sw[o] = max|W[o]| / 127   (host step, redone when W's pointer changes)
+//     Wq = round(W[o] / sw[o]) s8, sw[o] = r[o] max|W[o]| / 127   (host step, redone when W's pointer changes)
 //     y  = conv_u8s8(xq - zx, Wq)  post-ops: binary_mul(sx * sw[o]), binary_add(B[o]), Relu, ...
 //
 // The accumulator is exact (int32); the f32 result is scaled per output channel by a binary
@@ -20,14 +20,19 @@
 // built as in f32. A function with no int8 anchor is KernelUnsupported: it would be onednn under
 // another name.
 //
+// Weight scales: r[o] in {1, 0.98, ..., 0.60} is the ratio whose rounding of W[o] has the least
+// squared error (MSE-optimal clipping): clipping a channel's few largest weights to a finer step
+// for all the others. r[o] = 1 (plain max/127) where nothing is gained.
+//
 // Error: activations round to sx / 2 at most inside the range and saturate outside it; weights
-// to sw[o] / 2. Both are measured, per candidate on the calibration data and end to end, by the
+// to sw[o] / 2 inside [-127 sw[o], 127 sw[o]]. Both are measured, per candidate on the calibration data and end to end, by the
 // accuracy budget; nothing here bounds them.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "backends/onednn/onednn_anchor.h"
+#include "backends/onednn/onednn_weight_quant.h"
 
 namespace tessera::onednn {
 
@@ -50,26 +55,6 @@ std::optional<ActQuant> act_quant(const Value& v) {
   q.zero_point = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
   return q;
 }
-
-// Per-channel s8 weights from f32 ones: `channels` channels, element i of channel c at
-// c * channel_stride + i * elem_stride (i < per_channel). Writes the quantized bytes at the same
-// offsets and scale[c] = act_scale * sw[c].
-struct WeightQuantizer {
-  int64_t channels = 0, per_channel = 0, channel_stride = 0, elem_stride = 0;
-  float act_scale = 1.0f;
-  void operator()(const float* w, int8_t* q, float* scale) const {
-    for (int64_t c = 0; c < channels; ++c) {
-      float m = 0.0f;
-      for (int64_t i = 0; i < per_channel; ++i) m = std::max(m, std::fabs(w[c * channel_stride + i * elem_stride]));
-      const float sw = m > 0.0f ? m / 127.0f : 1.0f;
-      for (int64_t i = 0; i < per_channel; ++i) {
-        const int64_t at = c * channel_stride + i * elem_stride;
-        q[at] = static_cast<int8_t>(std::clamp(std::nearbyint(w[at] / sw), -127.0f, 127.0f));
-      }
-      scale[c] = act_scale * sw;
-    }
-  }
-};
 
 }  // namespace
 

@@ -1,20 +1,24 @@
 // onednn_int8 (the int8 precision variant) against ref: close to fp32 but not equal (int8 really
 // runs) on a small conv chain and a Gemm, refused without calibrated ranges; the accuracy budget
 // with it end to end through the CLI: the budget holds on held-out inputs, E = 0 is byte-identical
-// to the fp32 plan, and the plan's ranges round-trip through its JSON.
+// to the fp32 plan, and the plan's ranges round-trip through its JSON. The pieces that decide how
+// much of a model fits a budget: the weights' clipped scales, "mse" ranges, the budget's growth.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
+#include "backends/onednn/onednn_weight_quant.h"
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
 #include "ir/calibrated_ranges.h"
+#include "runtime/budgeted_partition.h"
 #include "runtime/int8_calibration.h"
 #include "runtime/npy.h"
 #include "support/subprocess.h"
@@ -221,4 +225,131 @@ TEST_CASE("onednn_int8 under --max-rel-error: the budget holds on held-out input
   REQUIRE(r.exit_code == 0);
   CHECK(read_text(dir.file("e0.json")) == read_text(dir.file("fp32.json")));
   CHECK(read_text(dir.file("e0.json")).find("quantization") == std::string::npos);
+}
+
+namespace {
+
+double rounding_error(const std::vector<float>& w, int64_t c, int64_t per, float step) {
+  double e = 0.0;
+  for (int64_t i = 0; i < per; ++i) {
+    const float x = w[static_cast<size_t>(c * per + i)];
+    const double d = static_cast<double>(std::clamp(std::nearbyint(x / step), -127.0f, 127.0f) * step) - x;
+    e += d * d;
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("onednn_int8 weights: per-channel steps with the least squared rounding error, never more than max / 127") {
+  const int64_t channels = 16, per = 4608;   // a 3x3 convolution over 512 channels (resnet18's layer4)
+  std::mt19937 rng(11);
+  std::student_t_distribution<float> heavy(3.0f);
+  std::vector<float> w(static_cast<size_t>(channels * per));
+  for (float& x : w) x = 0.05f * heavy(rng);
+  std::vector<int8_t> q(w.size());
+  std::vector<float> scale(static_cast<size_t>(channels));
+  const float act_scale = 0.5f;
+  onednn::WeightQuantizer{channels, per, per, 1, act_scale}(w.data(), q.data(), scale.data());
+  double chosen = 0.0, plain = 0.0;
+  for (int64_t c = 0; c < channels; ++c) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < per; ++i) m = std::max(m, std::fabs(w[static_cast<size_t>(c * per + i)]));
+    const float step = scale[static_cast<size_t>(c)] / act_scale;
+    CHECK(step <= m / 127.0f * 1.0001f);
+    CHECK(step >= 0.6f * m / 127.0f * 0.9999f);
+    const double e = rounding_error(w, c, per, step), e_plain = rounding_error(w, c, per, m / 127.0f);
+    CHECK(e <= e_plain);
+    chosen += e;
+    plain += e_plain;
+    for (int64_t i = 0; i < per; ++i) {   // the bytes are the rounding at that step
+      const float x = w[static_cast<size_t>(c * per + i)];
+      CHECK(q[static_cast<size_t>(c * per + i)] == static_cast<int8_t>(std::clamp(std::nearbyint(x / step), -127.0f, 127.0f)));
+    }
+  }
+  INFO("squared error " << chosen << " against max/127's " << plain);
+  CHECK(chosen < 0.99 * plain);   // thousands of weights: a step a little under max / 127 pays
+  // A channel of equal magnitudes gains nothing from clipping: max / 127 exactly.
+  std::vector<float> flat(static_cast<size_t>(per));
+  for (int64_t i = 0; i < per; ++i) flat[static_cast<size_t>(i)] = i % 2 ? 1.0f : -1.0f;
+  std::vector<int8_t> fq(flat.size());
+  float fs = 0.0f;
+  onednn::WeightQuantizer{1, per, per, 1, 1.0f}(flat.data(), fq.data(), &fs);
+  CHECK(fs == 1.0f / 127.0f);
+}
+
+TEST_CASE("calibrate_ranges mse: inside min/max, tails clipped only where the finer step pays") {
+  const Graph g = conv_chain();
+  const std::vector<HostTensor> values = ref_values(g, inputs_of(g, 1));
+  const PlanQuantization mm = calibrate_ranges(g, values, "minmax"), ms = calibrate_ranges(g, values, "mse");
+  CHECK(ms.method == "mse");
+  REQUIRE(mm.ranges.size() == ms.ranges.size());
+  for (size_t i = 0; i < mm.ranges.size(); ++i) {
+    CHECK(ms.ranges[i].second.first >= mm.ranges[i].second.first);
+    CHECK(ms.ranges[i].second.second <= mm.ranges[i].second.second);
+    CHECK(ms.ranges[i].second.second >= 0.3f * mm.ranges[i].second.second);
+  }
+  // The mse-ranged function runs in int8 and stays close to fp32.
+  const double e = int8_error(with_calibrated_ranges(g, ms.ranges), inputs_of(g, 1));
+  CHECK(e > 1e-4);
+  CHECK(e < 0.03);
+
+  // A large heavy-tailed activation (Student's t, 2 degrees of freedom, 200k elements, as after
+  // a ReLU): its few extremes are not worth a step 255 times their size; mse clips them.
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 64, 56, 56}), w = b.input("w", {8, 64, 1, 1});
+  b.output(b.node("Conv", {x, w}, {1, 8, 56, 56}));
+  const Graph big = std::move(b.g);
+  std::vector<HostTensor> v(big.values.size());
+  v[static_cast<size_t>(x)] = HostTensor(big.value(x).type);
+  std::mt19937 rng(5);
+  std::student_t_distribution<float> heavy(2.0f);
+  for (float& f : v[static_cast<size_t>(x)].as<float>()) f = std::fabs(heavy(rng));
+  const auto [lo_mm, hi_mm] = calibrate_ranges(big, v, "minmax").ranges.at(0).second;
+  const auto [lo_ms, hi_ms] = calibrate_ranges(big, v, "mse").ranges.at(0).second;
+  INFO("min/max " << hi_mm << ", mse " << hi_ms);
+  CHECK(lo_ms >= 0.0f);
+  CHECK(lo_ms <= lo_mm);
+  CHECK(hi_ms < 0.9f * hi_mm);
+  CHECK(hi_ms >= 0.3f * hi_mm * 0.999f);
+}
+
+TEST_CASE("budget_growth: the proxy budget grows by the square of the room left, 1.5x to 8x") {
+  // The error of a plan grows like the square root of its proxy (roundings add in quadrature):
+  // half the target used -> (0.9 / 0.5)^2 = 3.24x more proxy budget.
+  CHECK(budget_growth(0.01, 0.005) == Approx(3.24));
+  CHECK(budget_growth(0.009, 0.0065) == Approx(std::pow(0.0081 / 0.0065, 2.0)));
+  CHECK(budget_growth(0.01, 1e-6) == 8.0);            // far below: at most 8x a round
+  CHECK(budget_growth(0.01, 0.0089) == 1.5);          // a little room: still a real step
+  CHECK(budget_growth(0.01, 0.0095) == 1.0);          // none left (within 0.9 of the target): stop
+}
+
+TEST_CASE("Int8CandidateErrors::anchor_error: the model's output error with that one convolution or Gemm in int8") {
+  const Graph g = conv_chain();
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const std::vector<HostTensor> values = ref_values(g, calibration);
+  const PlanQuantization q = calibrate_ranges(g, values, "minmax");
+  const Graph ranged = with_calibrated_ranges(g, q.ranges);
+  Int8CandidateErrors errors(ranged, values);
+  int anchors = 0;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    const double e = errors.anchor_error("onednn_int8", static_cast<NodeId>(n));
+    if (node.op != "Conv" && node.op != "Gemm") {
+      CHECK(e == 0.0);
+      continue;
+    }
+    ++anchors;
+    // Independently: the whole function in onednn_int8 with only this node's source ranged, so
+    // that it alone runs int8 and everything else f32.
+    CalibratedRanges only;
+    for (const auto& r : q.ranges)
+      if (r.first == g.value(node.inputs[0]).name) only.push_back(r);
+    REQUIRE(only.size() == 1);
+    const double whole = int8_error(with_calibrated_ranges(g, only), calibration);
+    INFO(node.op << " " << node.name << ": anchor_error " << e << ", alone in int8 " << whole);
+    CHECK(e > 1e-4);
+    CHECK(e == Approx(whole).epsilon(0.05).margin(1e-5));
+  }
+  CHECK(anchors == 3);
 }
