@@ -9,7 +9,7 @@
 
 #include "backends/compilers/backend_compiler.h"
 #include "backends/ref/ref_kernels.h"
-#include "tessera/dataflow_index.h"
+#include "partition/dataflow_index.h"
 #include "tessera/error.h"
 #include "partition/sub_graph.h"
 
