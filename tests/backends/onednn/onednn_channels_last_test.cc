@@ -5,8 +5,10 @@
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_compiler.h"
 #include "backends/onednn/onednn_program.h"
+#include "backends/onednn/onednn_implementations.h"
 
 using namespace tessera;
+using tessera::testing::count_prefix;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
 using Dims = onednn::Dims;
@@ -23,13 +25,6 @@ std::vector<Dims> matmul_dsts(const Graph& g) {
   for (size_t i = 0; i < impls.size(); ++i)
     if (impls[i].rfind("matmul:", 0) == 0) out.push_back(dims[i]);
   return out;
-}
-
-size_t count_prefix(const Graph& g, const std::string& kind) {
-  size_t n = 0;
-  for (const std::string& impl : onednn::OnednnProgram(g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations())
-    n += impl.rfind(kind, 0) == 0;
-  return n;
 }
 
 }  // namespace

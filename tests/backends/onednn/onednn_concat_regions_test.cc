@@ -6,20 +6,15 @@
 #include "backends/onednn/onednn_anchor.h"
 #include "backends/onednn/onednn_compiler.h"
 #include "backends/onednn/onednn_program.h"
+#include "backends/onednn/onednn_implementations.h"
 
 using namespace tessera;
+using tessera::testing::count_prefix;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
 using I = std::vector<int64_t>;
 
 namespace {
-
-size_t count_prefix(const Graph& g, const std::string& kind) {
-  size_t n = 0;
-  for (const std::string& impl : onednn::OnednnProgram(g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations())
-    n += impl.rfind(kind, 0) == 0;
-  return n;
-}
 
 // A 3x3 pad-1 conv + Relu of x into `o` channels.
 ValueId conv3(FunctionBuilder& b, ValueId x, int64_t o) {

@@ -10,9 +10,11 @@
 
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
+#include "backends/onednn/onednn_implementations.h"
 #include "backends/kernel.h"
 
 using namespace tessera;
+using tessera::testing::count_prefix;
 using tessera::testing::FunctionBuilder;
 using I = std::vector<int64_t>;
 
@@ -82,13 +84,6 @@ void check_within_one_step(const Graph& fn, double step = 1.0) {
     CHECK(far == 0);
     CHECK(static_cast<double>(equal) >= 0.99 * static_cast<double>(w.type.numel()));
   }
-}
-
-size_t count_prefix(const Graph& fn, const std::string& kind) {
-  onednn::OnednnProgram p(fn, dnnl::engine(dnnl::engine::kind::cpu, 0));
-  size_t n = 0;
-  for (const std::string& impl : p.implementations()) n += impl.rfind(kind, 0) == 0;
-  return n;
 }
 
 template <typename T>
