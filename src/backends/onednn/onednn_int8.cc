@@ -71,7 +71,8 @@ void OnednnProgram::build_qadd(size_t n, const QAddMatch& m) {
   auto host = [](const QuantInfo& q) { return HostQuant{q.dtype == DType::i8, q.scale[0], q.zero_point[0]}; };
   const HostQuant aq = host(m.aq), bq = host(m.bq), yq = host(m.yq);
   const float lo = m.clip ? m.clip->first : -INFINITY, hi = m.clip ? m.clip->second : INFINITY;
-  steps_.push_back({{}, {}, [a, b, y, aq, bq, yq, lo, hi, count] {
+  // For the memory plan: reads a and b, writes all of y (handles read when it runs).
+  steps_.push_back({{}, {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, y}}, [a, b, y, aq, bq, yq, lo, hi, count] {
                       quantized_add(a.get_data_handle(), aq, b.get_data_handle(), bq, y.get_data_handle(), yq, lo, hi, count);
                     }, "host:quantized_add"});
 }
@@ -119,7 +120,9 @@ void OnednnProgram::build_int8(size_t n, const Int8Match& m) {
       for (size_t c = 0; c < acc_unit.size(); ++c) b[c] = real[c] / acc_unit[c];
     } else {
       const ValueId v = m.bias;
-      steps_.push_back({{}, {}, [this, v, b, acc_unit] {
+      // Reads the frame's bias (never planned) and writes through `b`, a pointer taken now: the
+      // buffer is listed as a source so that the memory plan never moves it.
+      steps_.push_back({{}, {{DNNL_ARG_SRC, *bias}}, [this, v, b, acc_unit] {
                           const float* real = frame_.cview(v).as<float>();
                           for (size_t c = 0; c < acc_unit.size(); ++c) b[c] = real[c] / acc_unit[c];
                         }, "host:bias_to_accumulator"});
@@ -201,7 +204,10 @@ void OnednnProgram::build_dynamic_quantize(size_t n) {
   const int64_t count = fn_.value(x).type.numel();
   // ref's arithmetic, bit for bit (onednn_host_quant.h). Handles are read when it runs: function
   // inputs and outputs are bound per run.
-  steps_.push_back({{}, {}, [src, y, scale, zero, count] {
+  // For the memory plan: reads src, writes all of y, scale and zero. Only DNNL_ARG_DST lets a
+  // buffer move, so the one-element scale and zero point stay where they are.
+  steps_.push_back({{}, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, y}, {DNNL_ARG_DST_1, scale}, {DNNL_ARG_DST_2, zero}},
+                    [src, y, scale, zero, count] {
                       dynamic_quantize(static_cast<const float*>(src.get_data_handle()), count, static_cast<uint8_t*>(y.get_data_handle()),
                                        static_cast<float*>(scale.get_data_handle()), static_cast<uint8_t*>(zero.get_data_handle()));
                     }, "host:dynamic_quantize"});
@@ -230,7 +236,8 @@ void OnednnProgram::build_quantize(size_t n) {
     const int64_t len = shape[static_cast<size_t>(axis)];
     const memory src = plain_mem(x);
     const memory dst = dst_mem(y, plain_md(dims_of(y)));
-    steps_.push_back({{}, {}, [src, dst, q = *q, signed_ = xt == DType::i8, outer, len, inner] {
+    // Reads src, writes all of dst (the scales and zero points are the step's own copies).
+    steps_.push_back({{}, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, [src, dst, q = *q, signed_ = xt == DType::i8, outer, len, inner] {
                         dequantize_axis(src.get_data_handle(), signed_, q.zero_point.data(), q.scale.data(),
                                         static_cast<float*>(dst.get_data_handle()), outer, len, inner);
                       }, "host:dequantize_axis"});

@@ -76,7 +76,11 @@ void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8,
   dnnl::reorder reorder(plain, weights);   // adds oneDNN's compensation (source zero point) where `want` asks for it
   const WeightQuantizer quantize{channels, per_channel, channel_stride, elem_stride, act_scale};
   auto done_for = std::make_shared<const void*>(nullptr);
-  steps_.push_back({{}, {}, [this, w, plain, weights, scales, reorder, quantize, done_for]() mutable {
+  // Reads w from the frame (an input or constant, never planned) and writes plain, weights and
+  // scales, which must hold from run to run (skipped while w's pointer is the same): all three
+  // listed as sources, so the memory plan never moves them.
+  steps_.push_back({{}, {{DNNL_ARG_MULTIPLE_SRC, plain}, {DNNL_ARG_MULTIPLE_SRC + 1, weights}, {DNNL_ARG_MULTIPLE_SRC + 2, scales}},
+                    [this, w, plain, weights, scales, reorder, quantize, done_for]() mutable {
                       const float* data = frame_.cview(w).as<float>();
                       if (data == *done_for) return;
                       quantize(data, static_cast<int8_t*>(plain.get_data_handle()), static_cast<float*>(scales.get_data_handle()));

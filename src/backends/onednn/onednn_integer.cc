@@ -85,7 +85,8 @@ void OnednnProgram::build_integer(size_t n) {
       zp_mem = new_mem(plain_md({1}, dt::s32));
       const memory to = *zp_mem, from = value_mem(xz);   // an input (bound per run) or an inner value
       const bool is_u8 = z.type.dtype == DType::u8;
-      steps_.push_back({{}, {}, [to, from, is_u8] {
+      // Reads one element of `from`, writes `to` (every run, before the primitives read it).
+      steps_.push_back({{}, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, to}}, [to, from, is_u8] {
                           const void* p = from.get_data_handle();
                           *static_cast<int32_t*>(to.get_data_handle()) = is_u8 ? *static_cast<const uint8_t*>(p) : *static_cast<const int8_t*>(p);
                         }, "host:zero_point"});
@@ -121,7 +122,15 @@ void OnednnProgram::build_integer(size_t n) {
   // + j / per_group]), in place, or written to `to` as f32.
   auto add_term = [&](const memory& acc, const memory& sums, const std::optional<memory>& to, int64_t rows, int64_t cols, int64_t groups) {
     // Handles read when the pass runs: a function output's memory is bound per run.
-    steps_.push_back({{}, {}, [acc, sums, to, rows, cols, groups, c] {
+    // For the memory plan: reads acc and sums, writes all of `to`, or acc in place.
+    std::unordered_map<int, memory> uses{{DNNL_ARG_SRC_1, sums}};
+    if (to) {
+      uses[DNNL_ARG_SRC_0] = acc;
+      uses[DNNL_ARG_DST] = *to;
+    } else {
+      uses[DNNL_ARG_DST] = acc;
+    }
+    steps_.push_back({{}, std::move(uses), [acc, sums, to, rows, cols, groups, c] {
                         onednn::add_term(static_cast<int32_t*>(acc.get_data_handle()), static_cast<const int32_t*>(sums.get_data_handle()),
                                          to ? static_cast<float*>(to->get_data_handle()) : nullptr, rows, cols, groups, c);
                       }, "host:weight_zero_point"});

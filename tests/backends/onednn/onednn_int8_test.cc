@@ -303,3 +303,122 @@ TEST_CASE("onednn int8: a DequantizeLinear per axis alone is a reorder with per-
   CHECK(count_prefix(b.g, "reorder:") >= 1);
   CHECK(count_prefix(b.g, "convolution:") == 1);
 }
+
+// The memory plan (onednn_memory_plan.h) over int8 functions: every int8 host step lists what it
+// reads and writes, so a chain of u8 groups with a quantized residual sum and a float bias (a
+// function input, divided into accumulator units by a host step each run), and a chain of
+// DynamicQuantizeLinear -> ConvInteger (u8 weights with a zero point) -> Cast, get an arena of a
+// few of their buffers; one compiled function, run on two inputs, matches ref each time.
+namespace {
+
+// xq (u8) -> DequantizeLinear -> Conv 3x3 (s8 weights per channel, float bias input) -> Relu ->
+// QuantizeLinear (u8). Small weight scales: a result one step from ref's moves the next group's
+// by well under a step, so a long chain stays within a step of ref (larger ones amplify it, with
+// or without the memory plan).
+ValueId qdq_conv_on(FunctionBuilder& b, ValueId xq, float x_scale, float y_scale, uint32_t seed) {
+  const Shape s = b.g.value(xq).type.shape;   // a copy: building adds values
+  const int64_t c = s[1];
+  const ValueId x = b.node("DequantizeLinear", {xq, b.scalar("xs" + std::to_string(seed), x_scale),
+                                                b.constant<uint8_t>("xz" + std::to_string(seed), DType::u8, {}, {0})}, s);
+  const ValueId wq = b.constant<int8_t>("wq" + std::to_string(seed), DType::i8, {c, c, 3, 3}, random_ints<int8_t>(static_cast<size_t>(c * c * 9), -127, 127, seed));
+  const ValueId ws = b.constant<float>("ws" + std::to_string(seed), DType::f32, {c}, random_floats(static_cast<size_t>(c), 0.0005f, 0.002f, seed + 1));
+  const ValueId wz = b.constant<int8_t>("wz" + std::to_string(seed), DType::i8, {c}, std::vector<int8_t>(static_cast<size_t>(c), 0));
+  const ValueId w = b.node("DequantizeLinear", {wq, ws, wz}, {c, c, 3, 3}, {{"axis", int64_t{0}}});
+  const ValueId y = b.node("Relu", {b.node("Conv", {x, w, b.input("bias" + std::to_string(seed), {c})}, s, {{"pads", I{1, 1, 1, 1}}})}, s);
+  return with_dtype(b, b.node("QuantizeLinear", {y, b.scalar("ys" + std::to_string(seed), y_scale),
+                                                 b.constant<uint8_t>("yz" + std::to_string(seed), DType::u8, {}, {0})}, s), DType::u8);
+}
+
+// Runs one compiled function on two input sets; each result within one step of ref's.
+void check_twice(const Graph& fn) {
+  auto compiled = make_backend_compiler("onednn")->compile(fn);
+  for (const uint32_t seed : {7u, 8u}) {
+    const auto ins = inputs_for(fn, seed);
+    const auto want = run("ref", fn, ins);
+    std::vector<HostTensor> got;
+    for (ValueId v : fn.outputs) got.emplace_back(fn.value(v).type);
+    std::vector<ConstTensorView> iv;
+    std::vector<TensorView> ov;
+    for (const HostTensor& t : ins) iv.push_back(t.view());
+    for (HostTensor& t : got) ov.push_back(t.view());
+    compiled->run(iv, ov);
+    for (size_t o = 0; o < want.size(); ++o) {
+      size_t far = 0;
+      double worst = 0.0;
+      int64_t nonzero = 0;
+      for (int64_t i = 0; i < want[o].type.numel(); ++i) {
+        double a = 0, g = 0;
+        switch (want[o].type.dtype) {
+          case DType::u8: a = want[o].as<uint8_t>()[i], g = got[o].as<uint8_t>()[i]; break;
+          case DType::i32: a = want[o].as<int32_t>()[i], g = got[o].as<int32_t>()[i]; break;
+          default: a = want[o].as<float>()[i], g = got[o].as<float>()[i];
+        }
+        far += std::fabs(a - g) > 1.0;
+        nonzero += a != 0.0;
+        worst = std::max(worst, std::fabs(a - g));
+      }
+      INFO("run with seed " << seed << ", output " << o << ": worst " << worst << ", " << far << " beyond one step, " << nonzero
+                             << " of ref's nonzero");
+      CHECK(far == 0);
+      CHECK(nonzero > want[o].type.numel() / 4);   // not a chain that died out
+    }
+  }
+}
+
+size_t int8_workspace(const Graph& fn) { return onednn::OnednnProgram(fn, dnnl::engine(dnnl::engine::kind::cpu, 0)).workspace_bytes(); }
+
+}  // namespace
+
+TEST_CASE("onednn int8: u8 groups with a quantized residual sum and a host-divided bias share one arena") {
+  FunctionBuilder b;
+  const Shape s{1, 16, 32, 32};
+  const ValueId xq = b.input("xq", s, DType::u8);
+  const ValueId a = qdq_conv_on(b, xq, 0.02f, 0.05f, 20);
+  const ValueId c = qdq_conv_on(b, a, 0.05f, 0.05f, 30);
+  const ValueId sum = b.node("Add", {b.node("DequantizeLinear", {c, b.scalar("cs", 0.05f), b.constant<uint8_t>("cz", DType::u8, {}, {0})}, s),
+                                     b.node("DequantizeLinear", {a, b.scalar("as", 0.05f), b.constant<uint8_t>("az", DType::u8, {}, {0})}, s)},
+                             s);
+  ValueId y = with_dtype(b, b.node("QuantizeLinear", {sum, b.scalar("ss", 0.08f), b.constant<uint8_t>("sz", DType::u8, {}, {0})}, s), DType::u8);
+  for (uint32_t seed = 40; seed < 120; seed += 10) y = qdq_conv_on(b, y, 0.08f, 0.08f, seed);
+  b.output(y);
+  CHECK(count_prefix(b.g, "host:quantized_add") == 1);
+  CHECK(count_prefix(b.g, "host:bias_to_accumulator") == 10);
+  check_twice(b.g);
+  // Eleven u8 results of 16 KiB (and the source's nhwc copy), one allocation each without the
+  // plan; the reordered weights (2.3 KiB a conv) stay outside the arena.
+  const size_t activations = 11 * static_cast<size_t>(b.g.value(xq).type.numel());
+  INFO("workspace " << int8_workspace(b.g) << " bytes, activations " << activations);
+  CHECK(int8_workspace(b.g) < activations * 3 / 4);
+}
+
+TEST_CASE("onednn int8: DynamicQuantizeLinear -> ConvInteger -> Cast chains share one arena") {
+  FunctionBuilder b;
+  const Shape s{1, 8, 32, 32};
+  ValueId x = b.input("x", s);
+  for (uint32_t k = 0; k < 4; ++k) {
+    // DynamicQuantizeLinear(x) -> (q u8, scale, zero point u8): three outputs, made by hand.
+    const std::string n = "dql" + std::to_string(k);
+    const ValueId q = b.g.add_value(Value{n + "_q", TensorType{DType::u8, s}, ValueKind::Intermediate});
+    const ValueId scale = b.g.add_value(Value{n + "_scale", TensorType{DType::f32, {}}, ValueKind::Intermediate});
+    const ValueId zero = b.g.add_value(Value{n + "_zero", TensorType{DType::u8, {}}, ValueKind::Intermediate});
+    Node dql;
+    dql.name = n;
+    dql.op = "DynamicQuantizeLinear";
+    dql.inputs = {x};
+    dql.outputs = {q, scale, zero};
+    b.g.add_node(std::move(dql));
+    const ValueId w = b.constant<uint8_t>("w" + std::to_string(k), DType::u8, {8, 8, 3, 3}, random_ints<uint8_t>(8 * 8 * 9, 0, 255, 50 + k));
+    const ValueId wz = b.constant<uint8_t>("wz" + std::to_string(k), DType::u8, {}, {131});
+    const ValueId y = with_dtype(b, b.node("ConvInteger", {q, w, zero, wz}, s, {{"pads", I{1, 1, 1, 1}}}), DType::i32);
+    x = b.node("Cast", {y}, s, {{"to", int64_t{1}}});
+  }
+  b.output(x);
+  CHECK(count_prefix(b.g, "host:dynamic_quantize") == 4);
+  CHECK(count_prefix(b.g, "host:zero_point") == 4);
+  CHECK(count_prefix(b.g, "host:weight_zero_point") == 4);
+  check_twice(b.g);
+  // Each stage's int32 products and f32 result, 32 KiB each; one allocation each without the plan.
+  const size_t activations = 4 * 2 * static_cast<size_t>(b.g.value(x).type.numel()) * 4;
+  INFO("workspace " << int8_workspace(b.g) << " bytes, activations " << activations);
+  CHECK(int8_workspace(b.g) < activations / 2);
+}

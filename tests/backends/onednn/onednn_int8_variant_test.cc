@@ -5,6 +5,7 @@
 // much of a model fits a budget: the weights' clipped scales, "mse" ranges, the budget's growth.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
+#include "backends/onednn/onednn_program.h"
 #include "backends/onednn/onednn_weight_quant.h"
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
@@ -144,6 +146,55 @@ TEST_CASE("onednn_int8: MobileNetV2's units (ReLU6, depthwise, strides) in one f
   INFO("error " << e);
   CHECK(e > 1e-4);
   CHECK(e < 0.05);
+}
+
+// The memory plan (onednn_memory_plan.h): the weight step lists the s8 weights and scales it
+// writes as sources, so they stay where they are and hold from run to run (quantized once per
+// weights pointer), while the quantized sources and f32 results of a conv chain share one arena.
+TEST_CASE("onednn_int8: a conv chain's activations share one arena; weights quantized once hold between runs") {
+  FunctionBuilder b;
+  const Shape xs{1, 16, 32, 32};
+  const ValueId x = b.input("x", xs);
+  ValueId h = x;
+  for (int k = 0; k < 6; ++k) {
+    const std::string n = std::to_string(k);
+    const ValueId c = b.node("Conv", {h, b.input("w" + n, {16, 16, 3, 3}), b.input("b" + n, {16})}, xs, {{"pads", I{1, 1, 1, 1}}});
+    h = b.node("Relu", {k == 3 ? b.node("Add", {c, x}, xs) : c}, xs);   // one residual sum
+  }
+  b.output(h);
+  const Graph g = std::move(b.g);
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const Graph ranged = with_calibrated_ranges(g, calibrate_ranges(g, ref_values(g, calibration), "minmax").ranges);
+
+  const auto run = [&](CompiledFunction& f, const std::vector<HostTensor>& in) {
+    HostTensor out(ranged.value(ranged.outputs[0]).type);
+    std::vector<ConstTensorView> views;
+    for (const HostTensor& t : in) views.push_back(t.view());
+    std::vector<TensorView> outs{out.view()};
+    f.run(views, outs);
+    return out;
+  };
+  const auto same = [](const HostTensor& a, const HostTensor& b) {
+    return a.type == b.type && std::ranges::equal(a.as<float>(), b.as<float>());
+  };
+  auto compiled = make_backend_compiler("onednn_int8")->compile(ranged);
+  std::vector<HostTensor> in = calibration;
+  const HostTensor first = run(*compiled, in);
+  CHECK(same(run(*compiled, in), first));   // the weights' step skipped: its buffers held
+  // Another source in the same tensor (the weights' pointers unchanged): as a fresh compile.
+  const HostTensor other = HostTensor::random(in[0].type, 77);
+  std::ranges::copy(other.as<float>(), in[0].as<float>().begin());
+  const HostTensor again = run(*compiled, in);
+  CHECK(same(again, run(*make_backend_compiler("onednn_int8")->compile(ranged), in)));
+  const double e = relative_l2_error(again, ref_values(ranged, in)[static_cast<size_t>(ranged.outputs[0])]);
+  INFO("error " << e);
+  CHECK(e < 0.1);
+
+  // Six u8 sources and six f32 results of 16x32x32; one allocation each without the plan.
+  const size_t activations = 6 * 5 * static_cast<size_t>(ranged.value(x).type.numel());
+  const size_t workspace = onednn::OnednnProgram(ranged, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8).workspace_bytes();
+  INFO("workspace " << workspace << " bytes, activations " << activations);
+  CHECK(workspace < activations / 2);
 }
 
 TEST_CASE("onednn_int8: a function without calibrated ranges is refused with the reason") {
