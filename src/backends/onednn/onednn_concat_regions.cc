@@ -52,7 +52,7 @@ void OnednnProgram::plan_concat_regions() {
   std::vector<std::pair<ValueId, std::vector<ValueId>>> planned;   // later Concats first: output, inputs
   for (size_t n = fn_.nodes.size(); n-- > 0;) {
     const std::optional<std::vector<ValueId>> ins = channel_concat_inputs(n);
-    if (!ins) continue;
+    if (!ins || shuffle_at_.count(n)) continue;   // a shuffle writes its own output (onednn_shuffle.cc)
     const ValueId y = fn_.nodes[n].outputs[0];
     if (frame_.is_function_output(y)) continue;
     Region r{y, 0};

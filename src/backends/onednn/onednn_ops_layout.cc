@@ -177,6 +177,12 @@ void OnednnProgram::copy_window(ValueId x, ValueId y, const Dims& offsets) {
 // Slice with steps of 1 (starts, ends, axes, steps as constant inputs, or opset 1's attributes):
 // the window starts at the clamped starts and has the output's dims.
 void OnednnProgram::build_slice(size_t n) {
+  const ValueId x = fn_.nodes[n].inputs[0], y = fn_.nodes[n].outputs[0];
+  if (fn_.value(y).type.numel() == 0) unsupported(fn_.nodes[n], "empty output");
+  copy_window(x, y, slice_offsets(n));
+}
+
+Dims OnednnProgram::slice_offsets(size_t n) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], y = node.outputs[0];
   const Dims xd = dims_of(x), yd = dims_of(y);
@@ -207,8 +213,7 @@ void OnednnProgram::build_slice(size_t n) {
   }
   for (size_t i = 0; i < xd.size(); ++i)
     if (offsets[i] + yd[i] > xd[i]) unsupported(node, "the output does not fit the input at the starts");
-  if (fn_.value(y).type.numel() == 0) unsupported(node, "empty output");
-  copy_window(x, y, offsets);
+  return offsets;
 }
 
 // Split: each output the window after the previous ones along the axis.

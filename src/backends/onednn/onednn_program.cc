@@ -109,6 +109,7 @@ void OnednnProgram::unsupported(const Node& node, const std::string& why) const 
 
 void OnednnProgram::build() {
   find_groups();
+  find_shuffles();
   plan_concat_regions();
   find_int8();
   find_scale_folds();
@@ -120,6 +121,10 @@ void OnednnProgram::build() {
     }
     if (auto it = unary_at_.find(n); it != unary_at_.end()) {
       build_unary_group(n, it->second);
+      continue;
+    }
+    if (auto it = shuffle_at_.find(n); it != shuffle_at_.end()) {
+      build_shuffle(n, it->second);
       continue;
     }
     if (auto it = int8_at_.find(n); it != int8_at_.end()) {

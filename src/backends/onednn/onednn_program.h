@@ -38,6 +38,16 @@ struct Step {
   std::string host_name;   // a host step's entry in implementations(): "host:concat", "host:silu"
 };
 
+// A channel Concat followed by a channel shuffle (onednn_shuffle.cc): the shuffle's nodes after
+// the Concat, its groups, the Concat's non-empty inputs, the channel Slices before it that it may
+// read in their sources (deferred: not built unless it cannot), and the shuffled value.
+struct ShuffleMatch {
+  int64_t groups = 0;
+  std::vector<ValueId> inputs;
+  std::vector<NodeId> nodes, deferred;
+  ValueId out = kNoValue;
+};
+
 // A reorder of a weight (function input or constant) into a primitive's layout, redone only when
 // the input's pointer changes.
 struct CachedReorder {
@@ -263,6 +273,12 @@ class OnednnProgram {
   // y = the window of x at `offsets` with y's dims, copied by one reorder from a view of x's own
   // memory into y in x's layout family (plain, nhwc, channel blocks).
   void copy_window(ValueId x, ValueId y, const Dims& offsets);
+  // Slice node n's window start in its input (steps of 1; constant starts, axes).
+  Dims slice_offsets(size_t n);
+  // Channel shuffles after a Concat as one host step (onednn_shuffle.cc).
+  std::optional<ShuffleMatch> match_shuffle(size_t n) const;
+  void find_shuffles();
+  void build_shuffle(size_t n, const ShuffleMatch& m);
   // Finishes an anchor: fuses its chain, creates the primitive, wires src args and the dst.
   // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
   // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops. `out` is
@@ -292,6 +308,7 @@ class OnednnProgram {
   std::vector<char> varying_;                             // by ValueId: an input whose contents change between runs
   std::vector<ValueId> alias_of_;                         // by ValueId: the boundary value a view shows
   std::vector<char> absorbed_;                            // by node: fused into an earlier anchor
+  std::unordered_map<size_t, ShuffleMatch> shuffle_at_;      // by the Concat
   std::unordered_map<size_t, LayerNormMatch> layer_norm_at_;   // by the group's first node
   std::unordered_map<size_t, UnaryMatch> unary_at_;            // GELU, SiLU: by the group's first node
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
