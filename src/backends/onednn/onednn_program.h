@@ -40,11 +40,13 @@ struct Step {
 
 // A channel Concat followed by a channel shuffle (onednn_shuffle.cc): the shuffle's nodes after
 // the Concat, its groups, the Concat's non-empty inputs, the channel Slices before it that it may
-// read in their sources (deferred: not built unless it cannot), and the shuffled value.
+// read in their sources (deferred: not built unless it cannot), the channel Slices of the
+// shuffled value it writes instead of the value (parts; none: it writes the value), and the
+// shuffled value.
 struct ShuffleMatch {
   int64_t groups = 0;
   std::vector<ValueId> inputs;
-  std::vector<NodeId> nodes, deferred;
+  std::vector<NodeId> nodes, deferred, parts;
   ValueId out = kNoValue;
 };
 

@@ -6,16 +6,19 @@
 // inputs each hold whole groups, output channel c*g + k is channel c of group k, read where that
 // group lives (one input, at a channel offset). And when an input is a channel Slice read by the
 // Concat alone (ShuffleNet v2's `x1` half, passed through untouched), the group is read in the
-// Slice's source, whose layout is nhwc here as everywhere in a shuffle network.
+// Slice's source, whose layout is nhwc here as everywhere in a shuffle network. When the shuffled
+// value is read only by channel Slices (the next unit's split into x1 and x2), the step writes
+// each Slice's channels into that Slice's own buffer, and the whole value is never written:
 //
 //   before: 2 slice reorders -> host concat (nhwc) -> transpose reorder (nhwc to nhwc)
-//           (x1 copied, every channel written twice: 3.5 passes over the unit's value)
-//   now:    1 slice reorder (x2, the conv branch's source) -> shuffle: every output pixel's
-//           channels written once, interleaved from the groups' rows (1.5 passes)
+//           (x1 and x2 copied, every channel written twice: 4 passes over the unit's value)
+//   now:    shuffle: every output channel written once, into x1 and x2 of the next unit,
+//           interleaved from the groups' rows (1 pass)
 //
 // Per output pixel the step copies g rows of C/g floats into one row of C, interleaved; the
 // groups' rows sit at the pixel's offset in nhwc memories (pixel stride: that memory's channel
-// count). The result is in nhwc, the layout the 1x1 convs after a shuffle read as they are.
+// count). The result is in nhwc (the value, or each Slice's part), the layout the convs after a
+// shuffle read as they are; one host step per buffer written.
 //
 // What it needs: f32, rank 4, the groups whole within the inputs, and no intermediate of the
 // pattern read elsewhere or leaving the function. An input in another layout (channel blocks) is
@@ -70,19 +73,40 @@ std::optional<ShuffleMatch> OnednnProgram::match_shuffle(size_t n) const {
   return m;
 }
 
+namespace {
+
+// Whether node p is a Slice of a rank-4 value along channels only (its other dims whole).
+bool channel_slice(const Graph& fn, NodeId p) {
+  if (p == kNoNode || fn.node(p).op != "Slice" || fn.node(p).outputs.size() != 1) return false;
+  const Shape &xs = fn.value(fn.node(p).inputs[0]).type.shape, &vs = fn.value(fn.node(p).outputs[0]).type.shape;
+  return xs.size() == 4 && vs.size() == 4 && xs[0] == vs[0] && xs[2] == vs[2] && xs[3] == vs[3];
+}
+
+}  // namespace
+
 void OnednnProgram::find_shuffles() {
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     std::optional<ShuffleMatch> m = match_shuffle(n);
     if (!m) continue;
-    // A channel Slice read by this Concat alone: deferred, read in its source if that is nhwc.
+    // A channel Slice read by this Concat alone: deferred, read in its source if that is nhwc
+    // (unless an earlier shuffle writes it as one of its parts).
     for (ValueId v : m->inputs) {
       const NodeId p = fn_.value(v).producer;
-      if (p == kNoNode || fn_.node(p).op != "Slice" || !only_consumer(consumers_, frame_, v)) continue;
-      const Shape &xs = fn_.value(fn_.node(p).inputs[0]).type.shape, &vs = fn_.value(v).type.shape;
-      if (xs.size() != 4 || xs[0] != vs[0] || xs[2] != vs[2] || xs[3] != vs[3]) continue;
+      if (!channel_slice(fn_, p) || absorbed_[static_cast<size_t>(p)] || !only_consumer(consumers_, frame_, v)) continue;
       absorbed_[static_cast<size_t>(p)] = 1;
       m->deferred.push_back(p);
     }
+    // The shuffled value read only by channel Slices (ShuffleNet v2's split of the next unit):
+    // the step writes each Slice's channels into that Slice's own buffer, and the value itself
+    // is never written.
+    bool split = !frame_.is_function_output(m->out) && !consumers_[static_cast<size_t>(m->out)].empty();
+    for (NodeId c : consumers_[static_cast<size_t>(m->out)])
+      split = split && channel_slice(fn_, c) && fn_.node(c).inputs[0] == m->out && !frame_.is_function_output(fn_.node(c).outputs[0]);
+    if (split)
+      for (NodeId c : consumers_[static_cast<size_t>(m->out)]) {
+        absorbed_[static_cast<size_t>(c)] = 1;
+        m->parts.push_back(c);
+      }
     shuffle_at_.emplace(n, std::move(*m));
   }
 }
@@ -119,28 +143,46 @@ void OnednnProgram::build_shuffle(size_t n, const ShuffleMatch& m) {
     for (int64_t k = 0; k < vd[1] / width; ++k) rows.push_back({mem, offset + k * width, stride});
   }
   for (NodeId r : m.nodes) absorbed_[static_cast<size_t>(r)] = 1;
-  const memory dst = dst_mem(m.out, memory::desc(yd, f32, tag::nhwc));
-  uses[DNNL_ARG_DST] = dst;
-  steps_.push_back({{}, std::move(uses), [rows, dst, g, width, pixels] {
-    auto* out = static_cast<float*>(dst.get_data_handle());
-    std::vector<const float*> base(rows.size());
-    for (size_t k = 0; k < rows.size(); ++k) base[k] = static_cast<const float*>(rows[k].mem.get_data_handle()) + rows[k].offset;
-    for (int64_t p = 0; p < pixels; ++p, out += g * width) {
-      if (g == 2) {   // the common case, a loop the compiler vectorizes as an interleave
-        const float* a = base[0] + p * rows[0].stride;
-        const float* b = base[1] + p * rows[1].stride;
-        for (int64_t c = 0; c < width; ++c) {
-          out[2 * c] = a[c];
-          out[2 * c + 1] = b[c];
-        }
-        continue;
-      }
-      for (int64_t k = 0; k < g; ++k) {
-        const float* a = base[static_cast<size_t>(k)] + p * rows[static_cast<size_t>(k)].stride;
-        for (int64_t c = 0; c < width; ++c) out[c * g + k] = a[c];
-      }
+  struct Part {
+    memory mem;
+    int64_t lo, hi;   // the shuffled channels it holds
+  };
+  std::vector<Part> parts;
+  if (m.parts.empty()) {
+    parts.push_back({dst_mem(m.out, memory::desc(yd, f32, tag::nhwc)), 0, yd[1]});
+  } else {
+    for (NodeId c : m.parts) {
+      const ValueId v = fn_.node(c).outputs[0];
+      const int64_t lo = slice_offsets(static_cast<size_t>(c))[1];
+      parts.push_back({dst_mem(v, memory::desc(dims_of(v), f32, tag::nhwc)), lo, lo + dims_of(v)[1]});
     }
-  }, "host:channel_shuffle"});
+  }
+  // One step per part, each the DST of its own (the memory plan sees every buffer's first write).
+  for (const Part& part : parts) {
+    std::unordered_map<int, memory> args = uses;
+    args[DNNL_ARG_DST] = part.mem;
+    steps_.push_back({{}, std::move(args), [rows, part, g, pixels] {
+      std::vector<const float*> base(rows.size());
+      for (size_t k = 0; k < rows.size(); ++k) base[k] = static_cast<const float*>(rows[k].mem.get_data_handle()) + rows[k].offset;
+      float* out = static_cast<float*>(part.mem.get_data_handle());
+      const int64_t lo = part.lo, hi = part.hi;
+      for (int64_t p = 0; p < pixels; ++p, out += hi - lo) {
+        if (g == 2 && lo % 2 == 0 && hi % 2 == 0) {   // the common case, a loop the compiler vectorizes as an interleave
+          const float* a = base[0] + p * rows[0].stride;
+          const float* b = base[1] + p * rows[1].stride;
+          for (int64_t c = lo / 2; c < hi / 2; ++c) {
+            out[2 * c - lo] = a[c];
+            out[2 * c + 1 - lo] = b[c];
+          }
+          continue;
+        }
+        for (int64_t j = lo; j < hi; ++j) {   // shuffled channel j is channel j / g of group j % g
+          const auto k = static_cast<size_t>(j % g);
+          out[j - lo] = base[k][p * rows[k].stride + j / g];
+        }
+      }
+    }, "host:channel_shuffle"});
+  }
 }
 
 }  // namespace tessera::onednn

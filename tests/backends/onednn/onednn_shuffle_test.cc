@@ -44,8 +44,9 @@ ValueId slice_channels(FunctionBuilder& b, ValueId x, int64_t from, int64_t to) 
 }  // namespace
 
 // Two ShuffleNet v2 units: the first concatenates two conv branches, the second passes the first
-// half of the shuffled value through (a Slice) and convolves the second half.
-TEST_CASE("onednn shuffle: a Concat and a channel shuffle are one step, the pass-through half read in place") {
+// half of the shuffled value through (a Slice) and convolves the second half. The first shuffle
+// writes the two halves (the Slices' buffers), not the shuffled value.
+TEST_CASE("onednn shuffle: a Concat and a channel shuffle are one step that writes the next split") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {1, 16, 6, 5});
   const ValueId y1 = concat_shuffle(b, {conv1x1(b, x, 24, "wa"), conv1x1(b, x, 24, "wb")}, 2, {1, 48, 6, 5});
@@ -53,10 +54,23 @@ TEST_CASE("onednn shuffle: a Concat and a channel shuffle are one step, the pass
   const ValueId y2 = concat_shuffle(b, {x1, conv1x1(b, x2, 24, "wc")}, 2, {1, 48, 6, 5});
   b.output(conv1x1(b, y2, 8, "wd"));
   check_against_ref("onednn", b.g, 1e-5);
-  CHECK(count_prefix(b.g, "host:channel_shuffle") == 2);
+  CHECK(count_prefix(b.g, "host:channel_shuffle") == 3);   // y1 as x1 and x2, then y2
   CHECK(count_prefix(b.g, "host:concat") == 0);
-  // The x2 Slice only (a copy for its conv); x1 is read in y1, the shuffles write nhwc.
-  CHECK(count_prefix(b.g, "reorder:") <= 3);
+  CHECK(count_prefix(b.g, "reorder:") <= 2);   // none for the Slices or the Transposes
+}
+
+// The shuffled value read by a conv besides the Slices: it is written whole, and the Slice that
+// only feeds the next Concat is read in it (no copy); the other Slice is a copy for its conv.
+TEST_CASE("onednn shuffle: the pass-through half is read in place where the value is written whole") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", {1, 16, 6, 5});
+  const ValueId y1 = concat_shuffle(b, {conv1x1(b, x, 24, "wa"), conv1x1(b, x, 24, "wb")}, 2, {1, 48, 6, 5});
+  const ValueId x1 = slice_channels(b, y1, 0, 24), x2 = slice_channels(b, y1, 24, 48);
+  const ValueId y2 = concat_shuffle(b, {x1, conv1x1(b, x2, 24, "wc")}, 2, {1, 48, 6, 5});
+  b.output(b.node("Add", {conv1x1(b, y2, 8, "wd"), conv1x1(b, y1, 8, "we")}, {1, 8, 6, 5}));
+  check_against_ref("onednn", b.g, 1e-5);
+  CHECK(count_prefix(b.g, "host:channel_shuffle") == 2);
+  CHECK(count_prefix(b.g, "reorder:") <= 3);   // x2's copy; none for x1
 }
 
 TEST_CASE("onednn shuffle: other group counts, inputs of several groups, the shuffled value as the output") {
