@@ -13,9 +13,12 @@
 //   (efficientnet_b0's 16 depthwise convs 3.6 -> 3.0 ms), but blocks that meet a Concat with an
 //   nhwc input or a channel shuffle (ShuffleNet) pay reorders and a ref concat in every unit.
 // - The conv in front of such a depthwise conv, through elementwise ops and fused SiLU/HardSwish
-//   groups only, writes the blocks itself (feeds_block_start), when it has at least 16 output
+//   groups, writes the blocks itself (feeds_block_start), when it has at least 16 output
 //   channels (fewer fill half a block: PaddleOCR cls's 8-channel 1x1 ran 0.008 ms in nhwc, 0.012
 //   in blocks). MobileNet's stem then runs one jit conv instead of brgconv in nhwc and a reorder.
+//   Its other readers may be anything along which blocks would last as well (MobileNetV3's stem
+//   also feeds the first block's residual Add): else the depthwise conv and the Add each reorder
+//   the stem's nhwc output into blocks, every run.
 //
 // - Blocks of 8 are not kept on such a CPU (onednn_ops.cc): oneDNN's kernels for them are its
 //   AVX2 ones. A grouped conv (1 < groups < channels) picks the blocks of its group width under
@@ -75,6 +78,8 @@ bool OnednnProgram::feeds_block_start(size_t n) const {
   const Shape& ys = fn_.value(fn_.nodes[n].outputs[0]).type.shape;
   if (ys.size() != 4 || ys[1] < 16) return false;   // fewer channels than a block: nhwc kernels run faster
   std::vector<ValueId> todo{fn_.nodes[n].outputs[0]};
+  bool reached = false;   // some path reaches a depthwise conv that starts blocks
+  bool other = false;     // some path leaves the elementwise ops before one
   for (int budget = 16; !todo.empty(); --budget) {
     const ValueId v = todo.back();
     todo.pop_back();
@@ -85,12 +90,18 @@ bool OnednnProgram::feeds_block_start(size_t n) const {
     }
     for (NodeId c : consumers_[static_cast<size_t>(v)]) {
       const Node& node = fn_.node(c);
-      if (starts_blocks(static_cast<size_t>(c))) continue;
-      if (!eltwise_ops(fn_, node) || node.outputs.size() != 1) return false;
-      todo.push_back(node.outputs[0]);
+      if (starts_blocks(static_cast<size_t>(c))) {
+        reached = true;
+        continue;
+      }
+      if (is_depthwise(fn_, node)) return false;   // one whose blocks would not last (ShuffleNet's)
+      if (!eltwise_ops(fn_, node) || node.outputs.size() != 1) other = true;
+      else todo.push_back(node.outputs[0]);
     }
   }
-  return true;
+  // A path that leaves them (MobileNetV3's stem also feeds its first block's residual Add) is fine
+  // where the blocks would last along it as well: the Add and the convs after it keep them.
+  return reached && (!other || blocks_would_last(n));
 }
 
 }  // namespace tessera::onednn
