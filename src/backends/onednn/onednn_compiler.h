@@ -15,7 +15,8 @@
 // take no post-ops. Decomposed groups (onednn_patterns.h) count as one node: the exported layer
 // norm is a layer_normalization anchor, an erf-GELU a gelu_erf post-op, x * Sigmoid(x) a swish
 // post-op (or eltwise anchors). Reshape-like ops are views, Transpose a reorder, Concat copies or a
-// concat, Slice and Split a reorder of a window (onednn_ops_layout.cc).
+// concat, Slice and Split a reorder of a window (onednn_ops_layout.cc); a channel Concat followed
+// by a channel shuffle is one host step that interleaves the groups (onednn_shuffle.cc).
 //
 // Algorithms. A dense 3x3 stride-1 f32 conv asks for Winograd and takes direct where oneDNN has no
 // Winograd kernel (onednn_ops.cc); every other conv is direct.
