@@ -180,6 +180,13 @@ class TransformerDecoder(nn.Module):
         layer = nn.TransformerDecoderLayer(d_model=hidden, nhead=heads, dim_feedforward=ffn, batch_first=True,
                                            activation="gelu", norm_first=True, dropout=0.0)
         self.decoder = nn.TransformerDecoder(layer, num_layers=layers, norm=nn.LayerNorm(hidden))
+        # nn.TransformerDecoder deep-copies one layer: without this every layer would hold the same
+        # random weights, and a runtime's common-subexpression elimination would compute the
+        # layers' identical cross-attention projections of the memory once, unlike a trained model.
+        for m in self.decoder.layers.modules():
+            reset = getattr(m, "_reset_parameters", None) or getattr(m, "reset_parameters", None)
+            if reset is not None and m is not self.decoder.layers:
+                reset()
         self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(tgt))
         self.memory_shape = (1, src, hidden)
 
