@@ -160,8 +160,8 @@ MODELS = collections.OrderedDict([
 ])
 
 # Models for benchmarks beyond the bundled ones (scripts/bench_vs_ort.sh), exported only when
-# named with --only: torch's own TransformerEncoder (what users export, unlike the op-by-op BERT
-# above) and torchvision architectures outside the zoo, to check that speed-ups are general.
+# named with --only: torch's own TransformerEncoder and TransformerDecoder (what users export, unlike the
+# op-by-op BERT above) and torchvision architectures outside the zoo, to check that speed-ups are general.
 def transformer_encoder():
     # A ReLU torch does not recognise keeps eval mode off the fused fast path, which has no ONNX export.
     layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, batch_first=True,
