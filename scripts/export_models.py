@@ -160,8 +160,8 @@ MODELS = collections.OrderedDict([
 ])
 
 # Models for benchmarks beyond the bundled ones (scripts/bench_vs_ort.sh), exported only when
-# named with --only: torch's own TransformerEncoder (what users export, unlike the op-by-op BERT
-# above) and torchvision architectures outside the zoo, to check that speed-ups are general.
+# named with --only: torch's own TransformerEncoder and TransformerDecoder (what users export, unlike the
+# op-by-op BERT above) and torchvision architectures outside the zoo, to check that speed-ups are general.
 def transformer_encoder():
     # A ReLU torch does not recognise keeps eval mode off the fused fast path, which has no ONNX export.
     layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, batch_first=True,
@@ -169,8 +169,39 @@ def transformer_encoder():
     return nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False), (1, 128, 256)
 
 
+class TransformerDecoder(nn.Module):
+    """torch's nn.TransformerDecoder as a GPT-style decoder exports it: pre-LayerNorm layers, causal
+    self-attention over the 64-token target, cross-attention over a 128-token memory (the second
+    input, "memory"), erf-GELU feed-forward, a final LayerNorm. The causal mask is a buffer, so the
+    export has it as a constant."""
+
+    def __init__(self, layers=2, tgt=64, src=128, hidden=256, heads=4, ffn=1024):
+        super().__init__()
+        layer = nn.TransformerDecoderLayer(d_model=hidden, nhead=heads, dim_feedforward=ffn, batch_first=True,
+                                           activation="gelu", norm_first=True, dropout=0.0)
+        self.decoder = nn.TransformerDecoder(layer, num_layers=layers, norm=nn.LayerNorm(hidden))
+        # nn.TransformerDecoder deep-copies one layer: without this every layer would hold the same
+        # random weights, and a runtime's common-subexpression elimination would compute the
+        # layers' identical cross-attention projections of the memory once, unlike a trained model.
+        for m in self.decoder.layers.modules():
+            reset = getattr(m, "_reset_parameters", None) or getattr(m, "reset_parameters", None)
+            if reset is not None and m is not self.decoder.layers:
+                reset()
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(tgt))
+        self.memory_shape = (1, src, hidden)
+
+    def forward(self, x, memory):
+        return self.decoder(x, memory, tgt_mask=self.mask)
+
+
+def transformer_decoder():
+    model = TransformerDecoder()
+    return model, {"input": (1, 64, 256), "memory": model.memory_shape}
+
+
 ZOO = collections.OrderedDict([
     ("transformer_encoder", transformer_encoder),
+    ("transformer_decoder", transformer_decoder),
     ("efficientnet_b0", torchvision_model("efficientnet_b0")),
     ("shufflenet_v2_x1_0", torchvision_model("shufflenet_v2_x1_0")),
     ("regnet_y_400mf", torchvision_model("regnet_y_400mf")),
@@ -276,11 +307,13 @@ def export(name, out_dir):
     torch.manual_seed(0)  # per model, so each model's weights do not depend on which others ran
     model, input_shape = {**MODELS, **ZOO}[name]()
     model.eval()
-    dummy = torch.randn(*input_shape)
+    # One input "input", or several named ones ({name: shape}, the first "input").
+    shapes = input_shape if isinstance(input_shape, dict) else {"input": input_shape}
+    dummy = tuple(torch.randn(*shape) for shape in shapes.values())
     buf = io.BytesIO()
     with torch.no_grad():
-        torch.onnx.export(model, (dummy,), buf, opset_version=OPSET, do_constant_folding=True,
-                          input_names=["input"], output_names=["output"])
+        torch.onnx.export(model, dummy, buf, opset_version=OPSET, do_constant_folding=True,
+                          input_names=list(shapes), output_names=["output"])
     proto = onnx.load_model_from_string(buf.getvalue())
     if proto.ir_version > MAX_IR_VERSION:
         proto.ir_version = MAX_IR_VERSION
@@ -297,17 +330,19 @@ def export(name, out_dir):
             os.remove(path)
     onnx.save_model(proto, onnx_path, save_as_external_data=True, all_tensors_to_one_file=True,
                     location=weights_name, size_threshold=EXTERNAL_THRESHOLD)
-    write_reference(name, model, dummy, weights_path, out_dir)
+    write_reference(name, model, dict(zip(shapes, dummy)), weights_path, out_dir)
     return onnx_path, weights_path
 
 
-def write_reference(name, model, dummy, weights_path, out_dir):
-    """PyTorch's output on the export's input, for tests/python/test_pytorch_numerics.py."""
+def write_reference(name, model, inputs, weights_path, out_dir):
+    """PyTorch's output on the export's input, for tests/python/test_pytorch_numerics.py (a second
+    input, as the decoder's memory, goes to `<name>.<input name>.npy`)."""
     ref_dir = os.path.join(out_dir, "reference")
     os.makedirs(ref_dir, exist_ok=True)
     with torch.no_grad():
-        output = model(dummy)
-    np.save(os.path.join(ref_dir, name + ".input.npy"), dummy.numpy().astype(np.float32))
+        output = model(*inputs.values())
+    for input_name, tensor in inputs.items():
+        np.save(os.path.join(ref_dir, name + "." + input_name + ".npy"), tensor.numpy().astype(np.float32))
     np.save(os.path.join(ref_dir, name + ".output.npy"), output.numpy().astype(np.float32))
     with open(weights_path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()

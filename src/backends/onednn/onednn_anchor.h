@@ -57,6 +57,16 @@ inline Dims padded(const Shape& shape, size_t rank) {
   return d;
 }
 
+// A post-op operand of dims `od` (right-aligned to the chain's dims `out`) with its leading dims
+// folded into one, for an anchor that computes [rows, N] as a GEMM of rank 2: [rows or 1, last].
+// nullopt when the leading dims broadcast only in part ([1, H, 1, C] against [1, H, W, C]).
+inline std::optional<Dims> folded_operand(const Dims& od, const Dims& out) {
+  int64_t lead = 1;
+  for (size_t i = 0; i + 1 < od.size(); ++i) lead *= od[i];
+  if (lead != 1 && od != out) return std::nullopt;
+  return Dims{lead, od.back()};
+}
+
 inline bool commutative(algorithm a) {
   return a == algorithm::binary_add || a == algorithm::binary_mul || a == algorithm::binary_max ||
          a == algorithm::binary_min;
@@ -170,6 +180,8 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
   if (fn_.nodes[anchor].op == "ConvTranspose") return value;
   dnnl::post_ops po = owned_post_ops(attr.get_post_ops());   // never a weak handle (see owned_post_ops)
   const Shape out_shape = fn_.value(value).type.shape;
+  const bool fold = post_op_rank_ != 0 && post_op_rank_ < out_shape.size();   // a rank-2 GEMM (build_matmul)
+  const size_t op_rank = fold ? post_op_rank_ : out_shape.size();
   while (!frame_.is_function_output(value)) {
     if (auto g = unary_of_.find(value); g != unary_of_.end()) {   // erf-GELU or SiLU of the chain's value
       dnnl::post_ops trial = owned_post_ops(po);
@@ -201,7 +213,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
         // As binary post-ops with a broadcast scalar operand instead (a separate injector).
         if (ops->size() != 1 || (*ops)[0].alg != algorithm::eltwise_linear) break;
         trial = owned_post_ops(po);
-        const memory::desc one = onednn::plain_md(Dims(out_shape.size(), 1));
+        const memory::desc one = onednn::plain_md(Dims(op_rank, 1));
         if ((*ops)[0].alpha != 1.0f) {
           trial.append_binary(algorithm::binary_mul, one);
           scalar_operands.push_back({trial.len() - 1, (*ops)[0].alpha});
@@ -239,8 +251,13 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
       // convolution output), plain otherwise. Its memory is made only once the fusion holds:
       // making a plain one may add a reorder step, wasted (and a layout round trip for every later
       // reader) if oneDNN then declines.
-      const Dims od = padded(o.type.shape, out_shape.size());
+      Dims od = padded(o.type.shape, out_shape.size());
       const bool as_is = o.type.shape == out_shape && value_mem(other).get_desc() != onednn::plain_md(od);
+      if (fold) {   // the GEMM's [rows, N]: a plain operand folded the same way
+        const std::optional<Dims> f = folded_operand(od, padded(out_shape, out_shape.size()));
+        if (!f || as_is) break;
+        od = *f;
+      }
       trial.append_binary(*alg, as_is ? value_mem(other).get_desc() : onednn::plain_md(od));
       src1 = {trial.len() - 1, memory()};
       pending = [this, other, od, as_is] { return as_is ? value_mem(other) : plain_mem(other, od); };
@@ -253,7 +270,7 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
     attr = a;
     if (src1) binary_args.push_back({src1->first, pending()});
     for (const auto& [index, v] : scalar_operands) {
-      memory k = new_mem(onednn::plain_md(Dims(out_shape.size(), 1)));
+      memory k = new_mem(onednn::plain_md(Dims(op_rank, 1)));
       *static_cast<float*>(k.get_data_handle()) = v;
       binary_args.push_back({index, k});
     }
@@ -311,8 +328,11 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
   memory dst;
   if (sum_source != kNoValue && residual_in_place(n, sum_source, out, pd->dst_desc())) {
-    dst = value_mem(sum_source);   // the kernel accumulates into the residual's own buffer
-    mem_[static_cast<size_t>(out)] = dst;
+    // The kernel accumulates into the residual's own buffer (seen with the GEMM's rows where
+    // those are its dims, build_matmul).
+    const memory own = value_mem(sum_source);
+    dst = own.get_desc() == pd->dst_desc() ? own : memory(pd->dst_desc(), engine_, own.get_data_handle());
+    mem_[static_cast<size_t>(out)] = own.get_desc() == pd->dst_desc() ? dst : memory(plain_md(dims_of(out)), engine_, own.get_data_handle());
   } else {
     dst = dst_mem(out, pd->dst_desc());
     // The sum post-op adds the residual; a dst with other dims than the value (a MatMul's folded

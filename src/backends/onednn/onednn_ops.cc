@@ -206,6 +206,7 @@ void OnednnProgram::build_matmul(size_t n) {
   memory::desc a_md, b_md, bias_md;
   Dims yd;
   ValueId c = kNoValue;
+  bool gemm2d = false;
   if (node.op == "Gemm") {
     if (attr_float(node.attrs, "alpha", 1.0) != 1.0) unsupported(node, "alpha != 1");
     const bool ta = attr_int(node.attrs, "transA", 0) != 0, tb = attr_int(node.attrs, "transB", 0) != 0;
@@ -220,6 +221,7 @@ void OnednnProgram::build_matmul(size_t n) {
     }
   } else {
     if (as.empty() || bs.empty()) unsupported(node, "scalar operands");
+    gemm2d = bs.size() == 2 && as.size() > 2 && fn_.value(b).kind != ValueKind::Intermediate;
     if (as.size() == 1) as.insert(as.begin(), 1);
     if (bs.size() == 1) bs.push_back(1);
     const size_t rank = std::max(as.size(), bs.size());
@@ -239,6 +241,19 @@ void OnednnProgram::build_matmul(size_t n) {
     }
     a_md = plain_md(folded);
     b_md = plain_md(bd);
+    // Against constant weights (a function input or constant 2-D B), a GEMM of rank 2: [rows, K] x
+    // [K, N]. oneDNN 2.x's brgemm matmul lays out weights of format any in its blocks (BA16a64b,
+    // reordered once, onednn_program.cc's weights_mem) only at rank 2; at rank 3 and 4 it keeps
+    // them plain and copies panels of B at every call, a cost that grows as rows shrink
+    // (ConvNeXt's last stage, 16 rows x 768 x 3072: 65 GFLOP/s plain, docs/backends.md). The
+    // plain bytes of A and of the result are the same; post-op operands fold the same way
+    // (fuse_chain, post_op_rank_).
+    if (gemm2d) {
+      const int64_t K = ad[rank - 1], N = bd[rank - 1], rows = fn_.value(a).type.numel() / K;
+      a_md = plain_md({rows, K});
+      b_md = plain_md({K, N});
+      yd = {rows, N};
+    }
   }
   // Weights (a function input or constant) that every batch shares: oneDNN picks their layout
   // (format any; bf16: converted once, cached), also under a batched source (BERT's 1xSxH x HxH).
@@ -250,6 +265,7 @@ void OnednnProgram::build_matmul(size_t n) {
   const memory::desc a_ct = ct == f32 ? a_md : plain_md(a_md.dims(), ct);
   const memory::desc b_ct = ct == f32 ? b_md : plain_md(b_md.dims(), ct);
   dnnl::primitive_attr attr;
+  post_op_rank_ = gemm2d ? 2 : 0;
   finish_anchor(n, attr, [&](const dnnl::primitive_attr& at) {
     const memory::desc w = const_b ? any_md(b_md.dims(), ct) : b_ct;
     auto d = c != kNoValue ? dnnl::matmul::desc(a_ct, w, bias_md, plain_md(yd)) : dnnl::matmul::desc(a_ct, w, plain_md(yd));
@@ -260,6 +276,7 @@ void OnednnProgram::build_matmul(size_t n) {
     if (c != kNoValue) args[DNNL_ARG_BIAS] = view_mem(c, bias_md);
     return args;
   });
+  post_op_rank_ = 0;
   (void)y;
 }
 

@@ -12,7 +12,7 @@ void OnednnProgram::absorb(const std::vector<NodeId>& nodes) {
 
 void OnednnProgram::find_groups() {
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
-    if (fn_.nodes[n].op != "ReduceMean") continue;
+    if (fn_.nodes[n].op != "ReduceMean" && fn_.nodes[n].op != "GlobalAveragePool") continue;
     if (auto m = match_layer_norm(fn_, consumers_, static_cast<NodeId>(n)))
       layer_norm_at_.emplace(static_cast<size_t>(m->nodes.front()), std::move(*m));
   }

@@ -63,10 +63,15 @@ bool sixth_of(const Ctx& c, NodeId n, ValueId v) {
   return false;
 }
 
-// ReduceMean over the last axis only, keepdims.
+// A mean over the last axis only, keepdims: ReduceMean(axes = [-1]), or the GlobalAveragePool
+// of a rank-3 [N, C, L] value, whose one spatial axis is the last (import's simplify_graph writes
+// a ReduceMean over axis 2 of a rank-3 value as that pool: every transformer's layer norm over
+// [1, S, H]).
 bool mean_over_last(const Ctx& c, NodeId n) {
   const Node& nd = c.node(n);
-  if (nd.op != "ReduceMean" || nd.inputs.empty() || nd.outputs.size() != 1) return false;
+  if (nd.inputs.empty() || nd.outputs.size() != 1) return false;
+  if (nd.op == "GlobalAveragePool") return c.fn.value(nd.inputs[0]).type.shape.size() == 3;
+  if (nd.op != "ReduceMean") return false;
   const auto rank = static_cast<int64_t>(c.fn.value(nd.inputs[0]).type.shape.size());
   if (rank < 1 || attr_int(nd.attrs, "keepdims", 1) != 1) return false;
   std::vector<int64_t> axes = attr_ints(nd.attrs, "axes");
@@ -77,6 +82,14 @@ bool mean_over_last(const Ctx& c, NodeId n) {
     if (!axes.empty()) std::memcpy(axes.data(), a.data->data(), axes.size() * sizeof(int64_t));   // empty: no pointer
   }
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+}
+
+// n squares d: Pow(d, 2) or Mul(d, d).
+bool squares(const Ctx& c, NodeId n, ValueId d) {
+  const Node& nd = c.node(n);
+  if (nd.op == "Mul") return nd.inputs.size() == 2 && nd.outputs.size() == 1 && nd.inputs[0] == d && nd.inputs[1] == d;
+  auto two = c.other(n, "Pow", d, true);
+  return two && c.scalar_is(*two, 2.0f);
 }
 
 // v is a vector along x's last axis ([inner] or [1, ..., inner]).
@@ -100,9 +113,8 @@ std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vecto
   const ValueId d = c.out(*sub);
   if (!c.same_shape(d, m.x) || fn.is_output(d) || consumers[static_cast<size_t>(d)].size() != 2) return std::nullopt;
   NodeId pow = consumers[static_cast<size_t>(d)][0], div = consumers[static_cast<size_t>(d)][1];
-  if (c.node(pow).op != "Pow") std::swap(pow, div);
-  auto two = c.other(pow, "Pow", d, true);
-  if (!two || !c.scalar_is(*two, 2.0f)) return std::nullopt;
+  if (c.node(pow).op != "Pow" && !squares(c, pow, d)) std::swap(pow, div);
+  if (!squares(c, pow, d)) return std::nullopt;
   auto mean2 = c.sole(c.out(pow));
   if (!mean2 || !mean_over_last(c, *mean2)) return std::nullopt;
   auto add = c.sole(c.out(*mean2));

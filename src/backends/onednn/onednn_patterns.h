@@ -6,8 +6,10 @@
 // not reach the compiler; the spec's patterns, data/backends/onednn.json, only make sure such
 // candidates exist):
 //
-//   layer norm  m = ReduceMean(x, last axis); d = x - m; v = ReduceMean(Pow(d, 2)); s = Sqrt(v + eps)
+//   layer norm  m = mean(x, last axis); d = x - m; v = mean(Pow(d, 2)); s = Sqrt(v + eps)
 //               y = d / s [* gamma] [+ beta]          -> layer_normalization_forward(eps, scale, shift)
+//               (mean: ReduceMean over the last axis, or the GlobalAveragePool import makes of
+//               it on a rank-3 value; the square Pow(d, 2) or Mul(d, d))
 //   erf-GELU    y = x * (Erf(x / sqrt 2) + 1) * 0.5   -> eltwise_gelu_erf (a post-op after a MatMul)
 //               (any order of the two Muls and of their operands, 1 + Erf or Erf + 1)
 //   SiLU        y = x * Sigmoid(x)                    -> eltwise_swish (a post-op after a Conv:
@@ -19,7 +21,7 @@
 // Every inner value must be used only inside the group and must not be a function output; the
 // constants (2, eps, sqrt 2, 1, 0.5) are checked by value; gamma/beta must be [inner]-sized
 // vectors along the last axis (function inputs after extract_function, or constants). What is
-// not needed for correctness: recognising other spellings (x*x for Pow, Mul by 1/sqrt(2), rsqrt);
+// not needed for correctness: recognising other spellings (Mul by 1/sqrt(2), rsqrt);
 // they simply run op by op. Matching is O(group size) per candidate root.
 #pragma once
 
@@ -44,7 +46,7 @@ struct UnaryMatch {
   ValueId x = kNoValue, out = kNoValue;
 };
 
-// A layer norm whose first ReduceMean is node `mean`.
+// A layer norm whose first mean (ReduceMean or GlobalAveragePool) is node `mean`.
 std::optional<LayerNormMatch> match_layer_norm(const Graph& fn, const std::vector<std::vector<NodeId>>& consumers,
                                                NodeId mean);
 // An erf-GELU of value x (x's consumers are exactly the group's two entry nodes).

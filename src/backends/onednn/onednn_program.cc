@@ -314,7 +314,10 @@ bool OnednnProgram::residual_in_place(size_t n, ValueId residual, ValueId out, c
   if (is_boundary(residual) || is_boundary(out) || alias_of_[static_cast<size_t>(residual)] != kNoValue) return false;
   if (region_of_[static_cast<size_t>(residual)].root != kNoValue) return false;   // a Concat may read its slab later
   const std::optional<memory>& m = mem_[static_cast<size_t>(residual)];
-  if (!m || m->get_data_handle() == nullptr || !(m->get_desc() == dst)) return false;
+  // In the dst's layout; or both plain with the same bytes (a MatMul's rows as a rank-2 GEMM).
+  const auto plain = [](const memory::desc& md) { return md == plain_md(md.dims(), md.data_type()); };
+  if (!m || m->get_data_handle() == nullptr) return false;
+  if (!(m->get_desc() == dst) && !(plain(m->get_desc()) && plain(dst) && m->get_desc().get_size() == dst.get_size())) return false;
   int later = 0;
   for (NodeId c : consumers_[static_cast<size_t>(residual)]) {
     if (static_cast<size_t>(c) > n) ++later;

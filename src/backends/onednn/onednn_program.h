@@ -340,6 +340,10 @@ class OnednnProgram {
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
   bool computes_in_int8_ = false;                         // some conv/matmul runs u8 x s8
   bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread
+  // While an anchor computes its rank-R value as a GEMM of rank 2 (a MatMul against constant
+  // weights, build_matmul), 2: fuse_chain gives its post-op operands rank 2 as well, their leading
+  // dims folded into rows. 0: the chain's own rank.
+  size_t post_op_rank_ = 0;
 };
 
 }  // namespace tessera::onednn

@@ -1,5 +1,6 @@
 // onednn: channels-last pointwise blocks (ConvNeXt). A MatMul against one matrix (2-D B) runs as one
-// GEMM over all of A's rows, its batch dims folded into M (fold_rows in onednn_ops.cc), and a
+// GEMM over all of A's rows, its batch dims folded into M (fold_rows in onednn_ops.cc); against
+// constant weights a GEMM of rank 2, [rows, K] x [K, N], whose weights oneDNN packs once; and a
 // Transpose between NCHW and NHWC of a value already in the other order is a view (no step).
 // Fused chains and results against ref.
 #include "backends/compilers/function_builder.h"
@@ -49,7 +50,7 @@ TEST_CASE("onednn: a channels-last MatMul chain runs as GEMMs over every row, bi
   const ValueId g = b.node("Mul", {b.node("Mul", {h, e}, hs), b.scalar("half", 0.5f)}, hs);
   b.output(b.node("Add", {b.node("MatMul", {g, b.input("w2", {32, 8})}, ys), b.input("b2", {8})}, ys));
   check_against_ref("onednn", b.g);
-  CHECK(matmul_dsts(b.g) == std::vector<Dims>{{1, 1, 24, 32}, {1, 1, 24, 8}});
+  CHECK(matmul_dsts(b.g) == std::vector<Dims>{{24, 32}, {24, 8}});   // rank 2: packed weights
   CHECK(count_prefix(b.g, "binary:") == 0);   // both biases are post-ops
   CHECK(count_prefix(b.g, "host:gelu_erf") == 1);
 }
@@ -63,7 +64,7 @@ TEST_CASE("onednn: folded MatMul rows with a residual sum, a full-size operand a
     const ValueId m = b.node("MatMul", {r, b.input("w", {16, 16})}, ys);
     b.output(b.node("Add", {b.node("Add", {m, b.input("bias", {16})}, ys), r}, ys));
     check_against_ref("onednn", b.g);
-    CHECK(matmul_dsts(b.g) == std::vector<Dims>{{1, 1, 30, 16}});
+    CHECK(matmul_dsts(b.g) == std::vector<Dims>{{30, 16}});
   }
   SECTION("residual Add of a function input") {
     FunctionBuilder b;
@@ -71,7 +72,26 @@ TEST_CASE("onednn: folded MatMul rows with a residual sum, a full-size operand a
     const ValueId x = b.input("x", xs);
     b.output(b.node("Add", {x, b.node("MatMul", {x, b.input("w", {16, 16})}, xs)}, xs));
     check_against_ref("onednn", b.g);
-    CHECK(matmul_dsts(b.g) == std::vector<Dims>{{1, 12, 16}});
+    CHECK(matmul_dsts(b.g) == std::vector<Dims>{{12, 16}});
+  }
+  SECTION("an internal residual of rank 3 is summed into in place through the GEMM's rows") {
+    FunctionBuilder b;
+    const Shape xs{1, 12, 16};
+    const ValueId r = b.node("Relu", {b.input("x", xs)}, xs);
+    const ValueId h = b.node("Sigmoid", {r}, xs);   // what the MatMul reads: not the residual
+    const ValueId m = b.node("Add", {b.node("MatMul", {h, b.input("w", {16, 16})}, xs), b.input("bias", {16})}, xs);
+    b.output(b.node("MatMul", {b.node("Add", {m, r}, xs), b.input("w2", {16, 16})}, xs));
+    check_against_ref("onednn", b.g);
+    CHECK(matmul_dsts(b.g) == std::vector<Dims>{{12, 16}, {12, 16}});
+    CHECK(count_prefix(b.g, "reorder:") == 0);   // no copy of the residual into the dst
+    CHECK(count_prefix(b.g, "binary:") == 0);    // the bias a post-op at rank 2
+  }
+  SECTION("a bias that broadcasts over part of the leading dims stays apart, right") {
+    FunctionBuilder b;
+    const Shape xs{2, 3, 5, 8};
+    const ValueId m = b.node("MatMul", {b.input("x", xs), b.input("w", {8, 8})}, xs);
+    b.output(b.node("Add", {m, b.input("s", {1, 3, 1, 8})}, xs));
+    check_against_ref("onednn", b.g);
   }
   SECTION("a full-size Mul operand and a Tanh after it") {
     FunctionBuilder b;

@@ -214,14 +214,22 @@ TEST_CASE("onednn: pooling and softmax anchors with two fused post-ops") {
 
 namespace {
 
+// The spellings of the two means and of the square in an exported layer norm.
+struct LayerNormSpelling {
+  bool pooled = false;   // GlobalAveragePool of a rank-3 value (import's form of ReduceMean over axis 2), not ReduceMean
+  bool mul = false;      // Mul(d, d), not Pow(d, 2)
+};
+
 // The exported (decomposed) layer norm of x over its last axis, with gamma and beta.
-ValueId decomposed_layer_norm(FunctionBuilder& b, ValueId x, ValueId gamma, ValueId beta) {
+ValueId decomposed_layer_norm(FunctionBuilder& b, ValueId x, ValueId gamma, ValueId beta, LayerNormSpelling how = {}) {
   const Shape xs = b.g.value(x).type.shape;
   Shape rs = xs;
   rs.back() = 1;
-  const Attributes last{{"axes", I{-1}}};
-  const ValueId d = b.node("Sub", {x, b.node("ReduceMean", {x}, rs, last)}, xs);
-  const ValueId v = b.node("ReduceMean", {b.node("Pow", {d, b.scalar("two", 2.0f)}, xs)}, rs, last);
+  auto mean = [&](ValueId v) {
+    return how.pooled ? b.node("GlobalAveragePool", {v}, rs) : b.node("ReduceMean", {v}, rs, {{"axes", I{-1}}});
+  };
+  const ValueId d = b.node("Sub", {x, mean(x)}, xs);
+  const ValueId v = mean(how.mul ? b.node("Mul", {d, d}, xs) : b.node("Pow", {d, b.scalar("two", 2.0f)}, xs));
   const ValueId s = b.node("Sqrt", {b.node("Add", {v, b.scalar("eps", 1e-5f)}, rs)}, rs);
   const ValueId y = b.node("Div", {d, s}, xs);
   return b.node("Add", {b.node("Mul", {y, gamma}, xs), beta}, xs);
@@ -242,6 +250,33 @@ TEST_CASE("onednn: decomposed layer norm runs as one layer_normalization primiti
   const ValueId m = q.node("ReduceMean", {qx}, {1, 1, 1}, {{"axes", I{1, 2}}});
   q.output(q.node("Sub", {qx, m}, xs));
   CHECK_THROWS_AS(make_onednn_compiler()->compile(q.g), KernelUnsupported);
+}
+
+// The other spellings: BERT's and every transformer's [1, S, H] layer norm reaches the compiler
+// with GlobalAveragePool means (simplify_graph's rewrite of a ReduceMean over axis 2 of a rank-3
+// value), and some exporters square with Mul(d, d). Each is one primitive, no pooling, binary or
+// eltwise step left over.
+TEST_CASE("onednn: a layer norm with GlobalAveragePool means or a Mul square is one primitive") {
+  const Shape xs{1, 16, 32};
+  for (const LayerNormSpelling how : {LayerNormSpelling{true, false}, LayerNormSpelling{false, true}, LayerNormSpelling{true, true}}) {
+    CAPTURE(how.pooled, how.mul);
+    FunctionBuilder b;
+    const ValueId x = b.input("x", xs), r = b.input("residual", xs);
+    const ValueId g = b.input("gamma", {32}), be = b.input("beta", {32});
+    b.output(decomposed_layer_norm(b, b.node("Add", {x, r}, xs), g, be, how));
+    check_against_ref("onednn", b.g);
+    const std::vector<std::string> impls = onednn::OnednnProgram(b.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+    INFO(listing(impls));
+    CHECK(count_prefix(impls, "layer_normalization") == 1);
+    CHECK(count_prefix(impls, "pooling") == 0);
+    CHECK(impls.size() <= 2);   // the residual Add and the layer norm
+  }
+  FunctionBuilder q;   // a pool over two spatial axes is no mean over the last one: pooling stays
+  const Shape ys{1, 4, 8, 8};
+  const ValueId qx = q.input("x", ys);
+  q.output(q.node("Sub", {qx, q.node("GlobalAveragePool", {qx}, {1, 4, 1, 1})}, ys));
+  const std::vector<std::string> impls = onednn::OnednnProgram(q.g, dnnl::engine(dnnl::engine::kind::cpu, 0)).implementations();
+  CHECK(count_prefix(impls, "layer_normalization") == 0);
 }
 
 // erf-GELU after a MatMul + bias (BERT's feed-forward): the bias a post-op, the GELU the host pass
