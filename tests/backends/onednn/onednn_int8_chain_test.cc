@@ -1,0 +1,121 @@
+// u8 values between int8 convolutions (src/backends/onednn/onednn_int8_chain.cc): a conv chain
+// and two residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
+// conversion between the convs: one quantizing reorder, the function's source), and match ref
+// within int8's tolerance on the calibration input and a held-out one.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "backends/compilers/backend_compiler.h"
+#include "backends/compilers/function_builder.h"
+#include "backends/onednn/onednn_program.h"
+#include "backends/ref/interpreter.h"
+#include "backends/ref/ref_kernels.h"
+#include "ir/calibrated_ranges.h"
+#include "runtime/int8_calibration.h"
+
+using namespace tessera;
+using tessera::testing::FunctionBuilder;
+using I = std::vector<int64_t>;
+
+namespace {
+
+const Shape kShape{1, 16, 14, 14};
+
+ValueId conv(FunctionBuilder& b, ValueId x, const std::string& n) {
+  return b.node("Conv", {x, b.input("w" + n, {16, 16, 3, 3}), b.input("b" + n, {16})}, kShape, {{"pads", I{1, 1, 1, 1}}});
+}
+
+std::vector<HostTensor> inputs_of(const Graph& g, uint64_t seed) {
+  std::vector<HostTensor> in;
+  for (size_t i = 0; i < g.inputs.size(); ++i) in.push_back(HostTensor::random(g.value(g.inputs[i]).type, seed + i));
+  return in;
+}
+
+std::vector<HostTensor> ref_values(const Graph& g, const std::vector<HostTensor>& in) {
+  std::map<ValueId, HostTensor> bindings;
+  for (size_t i = 0; i < g.inputs.size(); ++i) bindings[g.inputs[i]] = in[i];
+  return interpret(g, make_ref_kernels(), bindings);
+}
+
+Graph ranged(const Graph& g) { return with_calibrated_ranges(g, calibrate_ranges(g, ref_values(g, inputs_of(g, 1)), "minmax").ranges); }
+
+double error_on(const Graph& g, uint64_t seed) {
+  const std::vector<HostTensor> in = inputs_of(g, seed);
+  HostTensor out(g.value(g.outputs[0]).type);
+  std::vector<ConstTensorView> views;
+  for (const HostTensor& t : in) views.push_back(t.view());
+  std::vector<TensorView> outs{out.view()};
+  make_backend_compiler("onednn_int8")->compile(g)->run(views, outs);
+  return relative_l2_error(out, ref_values(g, in)[static_cast<size_t>(g.outputs[0])]);
+}
+
+struct Lowered {
+  std::vector<std::string> u8_values;
+  int reorders = 0;   // oneDNN reorders among the steps: f32 <-> u8 conversions and layout copies
+};
+
+Lowered lower(const Graph& g) {
+  const onednn::OnednnProgram p(g, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  Lowered l{p.u8_values(), 0};
+  for (const std::string& s : p.implementations()) l.reorders += s.rfind("reorder", 0) == 0 ? 1 : 0;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("onednn_int8 chain: conv -> relu -> conv passes u8 between the convs") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r = b.node("Relu", {conv(b, x, "0")}, kShape);
+  b.output(conv(b, r, "1"));
+  const Graph g = ranged(std::move(b.g));
+  const Lowered l = lower(g);
+  CHECK(l.u8_values == std::vector<std::string>{g.value(r).name});
+  CHECK(l.reorders == 1);   // x quantized; the Relu's output written as u8 by the first conv
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);   // int8 really runs
+  CHECK(on_calibration < 0.02);
+  CHECK(held_out < 0.04);
+}
+
+// Two ResNet basic blocks: the first block's output feeds the second block's first conv and its
+// residual sum, both in u8; the sum reads it in place at its own scale.
+TEST_CASE("onednn_int8 chain: residual blocks keep their activations and residual in u8") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r0 = b.node("Relu", {conv(b, x, "0")}, kShape);
+  const ValueId y0 = b.node("Relu", {b.node("Add", {conv(b, r0, "1"), x}, kShape)}, kShape);
+  const ValueId r1 = b.node("Relu", {conv(b, y0, "2")}, kShape);
+  b.output(b.node("Relu", {b.node("Add", {conv(b, r1, "3"), y0}, kShape)}, kShape));
+  const Graph g = ranged(std::move(b.g));
+  const Lowered l = lower(g);
+  std::vector<std::string> want{g.value(r0).name, g.value(y0).name, g.value(r1).name};
+  std::sort(want.begin(), want.end());
+  CHECK(l.u8_values == want);
+  // x quantized for the first conv and into the first sum's dst (an f32 residual, at the block
+  // output's scale); the second block's sum dequantizes its u8 residual into its f32 result (the
+  // function's output). Nothing between the convs.
+  CHECK(l.reorders == 3);
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
+  CHECK(on_calibration < 0.03);
+  CHECK(held_out < 0.05);
+}
+
+// A kept value that an f32 op also reads (here a MaxPool beside the next conv is no int8 reader:
+// the value stays f32) and one read by an Add that is no sum post-op get their f32 copy.
+TEST_CASE("onednn_int8 chain: a value with an f32 reader stays f32") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r0 = b.node("Relu", {conv(b, x, "0")}, kShape);
+  const ValueId p = b.node("MaxPool", {r0}, kShape, {{"kernel_shape", I{3, 3}}, {"pads", I{1, 1, 1, 1}}});
+  b.output(b.node("Add", {conv(b, r0, "1"), p}, kShape));
+  const Graph g = ranged(std::move(b.g));
+  CHECK(lower(g).u8_values.empty());
+  CHECK(error_on(g, 1) < 0.02);
+}
