@@ -14,11 +14,13 @@
 // The producer's post-ops stay in real units (the accumulator times sx * sw[o], + bias, Relu,
 // ...), then one eltwise_linear by 1/sy; oneDNN adds the destination zero point, rounds and
 // saturates. A residual sum into a kept value reads the dst's old contents through the sum
-// post-op's scale and zero point: a kept residual's own u8 bytes (its buffer itself when nothing
-// reads it later, residual_in_place's rule), an f32 residual quantized at the result's scale.
-// The u8 rounding is the one the reader's source reorder did before, at the same scale, so the
-// numbers move only by float rounding order; a residual read in u8 rounds once more (half a
-// step of its own scale) where it was exact in f32.
+// post-op's scale and zero point: the kept residual's own u8 bytes (its buffer itself when
+// nothing reads it later, residual_in_place's rule). An f32 residual keeps the result f32: held
+// in the u8 dst it would have to take the result's range, which clips it (a ReLU'd block output
+// has no negative steps, the residual before the ReLU has). The u8 rounding is the one the
+// reader's source reorder did before, at the same scale, so the numbers move only by float
+// rounding order; a residual read in u8 rounds once more (half a step of its own scale) where it
+// was exact in f32.
 //
 // A conv whose chain sums a kept residual into an f32 result fills its dst by one dequantizing
 // reorder from the residual's u8 bytes.
@@ -106,11 +108,11 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
   // The u8 destination, where the chain ended as predicted and oneDNN keeps its implementation.
   std::optional<ActQuant> kept;
   const auto residual = sum_source != kNoValue ? u8_of_.find(sum_source) : u8_of_.end();
-  if (out == end && keeps_u8(out)) {
+  if (out == end && keeps_u8(out) && (sum_source == kNoValue || residual != u8_of_.end())) {
     const ActQuant oq = *act_quant(fn_.value(out));
     const bool u8_residual = residual != u8_of_.end();
-    const auto po = u8_output_post_ops(owned_post_ops(attr.get_post_ops()), u8_residual ? residual->second.scale : oq.scale,
-                                       u8_residual ? residual->second.zero_point : oq.zero_point, oq.scale);
+    const auto po = u8_output_post_ops(owned_post_ops(attr.get_post_ops()), u8_residual ? residual->second.scale : 1.0f,
+                                       u8_residual ? residual->second.zero_point : 0, oq.scale);
     if (po) {
       dnnl::primitive_attr a = with_post_ops(attr, *po);
       if (oq.zero_point != 0) a.set_zero_points(DNNL_ARG_DST, 0, {oq.zero_point});
@@ -133,15 +135,11 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
   if (kept) {
     if (sum_source == kNoValue) {
       dst = new_mem(dst_md);
-    } else if (residual != u8_of_.end()) {   // the residual's u8 bytes, read at its own scale
-      if (u8_in_place(n, sum_source, dst_md)) {
-        dst = residual->second.mem;
-      } else {
-        dst = new_mem(dst_md);
-        add_reorder(residual->second.mem, dst);
-      }
-    } else {   // an f32 residual, quantized at the result's scale
-      dst = quantize_source(value_mem(sum_source), dst_md, kept->scale, kept->zero_point);
+    } else if (u8_in_place(n, sum_source, dst_md)) {   // the residual's u8 bytes, read at its own scale
+      dst = residual->second.mem;
+    } else {
+      dst = new_mem(dst_md);
+      add_reorder(residual->second.mem, dst);
     }
     u8_of_[out] = U8Value{dst, kept->scale, kept->zero_point};
   } else if (sum_source != kNoValue && residual_in_place(n, sum_source, out, dst_md)) {

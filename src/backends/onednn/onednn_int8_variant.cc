@@ -119,10 +119,10 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   };
   // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
   ValueId residual = kNoValue;
-  if (const ValueId end = predicted_chain_end(n, &residual); keeps_u8(end) || (residual != kNoValue && u8_of_.count(residual)))
-    finish_int8_conv(n, attr, dst_type, make, wire, end);
-  else
-    finish_anchor(n, attr, make, wire);
+  const ValueId end = predicted_chain_end(n, &residual);
+  const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
+  if (u8_residual || (residual == kNoValue && keeps_u8(end))) finish_int8_conv(n, attr, dst_type, make, wire, end);
+  else finish_anchor(n, attr, make, wire);
   return true;
 }
 
