@@ -1,10 +1,12 @@
 // u8 values between int8 convolutions (src/backends/onednn/onednn_int8_chain.cc): a conv chain
 // and two residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
 // conversion between the convs: one quantizing reorder, the function's source), and match ref
-// within int8's tolerance on the calibration input and a held-out one.
+// within int8's tolerance on the calibration input and a held-out one; a candidate holding two
+// int8 convolutions has its end-to-end error measured whole (src/runtime/int8_calibration.h).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -14,6 +16,9 @@
 #include "backends/ref/interpreter.h"
 #include "backends/ref/ref_kernels.h"
 #include "ir/calibrated_ranges.h"
+#include "partition/dataflow_index.h"
+#include "partition/sub_graph.h"
+#include "search/search_problem.h"
 #include "runtime/int8_calibration.h"
 
 using namespace tessera;
@@ -149,4 +154,50 @@ TEST_CASE("onednn_int8 chain: a downsampling block and the block after it") {
   INFO("calibration " << on_calibration << ", held out " << held_out);
   CHECK(on_calibration < 0.02);
   CHECK(held_out < 0.03);
+}
+
+// int8_calibration.h: a candidate with two int8 anchors is measured whole (its function run int8,
+// u8 between the convs, ref downstream), not as the sum of its anchors' errors alone.
+TEST_CASE("Int8CandidateErrors: a two-conv candidate's end-to-end error is its function's, measured whole") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r0 = b.node("Relu", {conv(b, x, "0")}, kShape);
+  const ValueId r1 = b.node("Relu", {conv(b, r0, "1")}, kShape);
+  const ValueId p = b.node("GlobalAveragePool", {r1}, {1, 16, 1, 1});
+  const ValueId f = b.node("Flatten", {p}, {1, 16});
+  b.output(b.node("Gemm", {f, b.input("wf", {10, 16}), b.input("bf", {10})}, {1, 10}, {{"transB", int64_t{1}}}));
+  const Graph g = std::move(b.g);
+  const std::vector<HostTensor> calibration = inputs_of(g, 1);
+  const std::vector<HostTensor> values = ref_values(g, calibration);
+  const PlanQuantization q = calibrate_ranges(g, values, "minmax");
+  const Graph ranged = with_calibrated_ranges(g, q.ranges);
+  REQUIRE(g.nodes[0].op == "Conv");
+  REQUIRE(g.nodes[2].op == "Conv");
+
+  const DataflowIndex index(ranged);
+  SearchProblem problem;
+  problem.index = &index;
+  problem.candidates.push_back(Candidate{SubGraph(index, IndexSet(static_cast<int>(ranged.nodes.size()), {0, 1, 2, 3})), "onednn_int8", "test", {}});
+  Int8CandidateErrors errors(ranged, values);
+  const double e = errors.end_to_end_error(problem, 0);
+  const double sum = errors.anchor_error("onednn_int8", 0) + errors.anchor_error("onednn_int8", 2);
+
+  // Independently: the whole graph in onednn_int8 with only the two convs' sources ranged (the
+  // Gemm then runs f32, as ref downstream would).
+  CalibratedRanges convs;
+  for (const auto& r : q.ranges)
+    if (r.first == g.value(x).name || r.first == g.value(r0).name) convs.push_back(r);
+  REQUIRE(convs.size() == 2);
+  const Graph two = with_calibrated_ranges(g, convs);
+  const std::vector<HostTensor> in = inputs_of(g, 1);
+  HostTensor out(g.value(g.outputs[0]).type);
+  std::vector<ConstTensorView> views;
+  for (const HostTensor& t : in) views.push_back(t.view());
+  std::vector<TensorView> outs{out.view()};
+  make_backend_compiler("onednn_int8")->compile(two)->run(views, outs);
+  const double whole = relative_l2_error(out, values[static_cast<size_t>(g.outputs[0])]);
+  INFO("end_to_end_error " << e << ", whole " << whole << ", anchors summed " << sum);
+  CHECK(e > 1e-4);
+  CHECK(e == Approx(whole).epsilon(0.05).margin(1e-5));
+  CHECK(std::abs(e - sum) > 0.05 * sum);
 }
