@@ -141,58 +141,64 @@ bool is_int8_anchor(const Graph& graph, const Node& node) {
 double Int8CandidateErrors::anchor_error(const std::string& backend, NodeId n) {
   auto key = std::make_pair(backend, n);
   if (auto it = anchor_cache_.find(key); it != anchor_cache_.end()) return it->second;
-  double worst = 0.0;
-  const Node& node = graph_.node(n);
-  if (is_int8_anchor(graph_, node)) {
-    std::vector<HostTensor> out;
-    try {
-      const DataflowIndex index(graph_);
-      const Graph fn = extract_function(graph_, SubGraph(index, IndexSet(static_cast<int>(graph_.nodes.size()), {static_cast<int>(n)})));
-      out = run_function(graph_, fn, values_, backend);
-      // Downstream of n, in topological order: ref on the changed values, the rest as ref had them.
-      std::vector<HostTensor> changed(graph_.values.size());
-      std::vector<char> is_changed(graph_.values.size(), 0);
-      for (size_t i = 0; i < fn.outputs.size(); ++i) {
-        const auto v = static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name));
-        changed[v] = std::move(out[i]);
-        is_changed[v] = 1;
-      }
-      const KernelRegistry ref = make_ref_kernels();
-      std::vector<ConstTensorView> ins;
-      std::vector<TensorView> outs;
-      for (size_t m = static_cast<size_t>(n) + 1; m < graph_.nodes.size(); ++m) {
-        const Node& d = graph_.nodes[m];
-        bool reads_changed = false;
-        for (ValueId v : d.inputs) reads_changed = reads_changed || (v != kNoValue && is_changed[static_cast<size_t>(v)]);
-        if (!reads_changed) continue;
-        ins.clear();
-        outs.clear();
-        for (ValueId v : d.inputs) {
-          if (v == kNoValue) ins.push_back(ConstTensorView::missing());
-          else ins.push_back(std::as_const(is_changed[static_cast<size_t>(v)] ? changed : values_)[static_cast<size_t>(v)].view());
-        }
-        for (ValueId v : d.outputs) {
-          if (v == kNoValue) {
-            outs.push_back(TensorView{});
-            continue;
-          }
-          changed[static_cast<size_t>(v)] = HostTensor(graph_.value(v).type);
-          outs.push_back(changed[static_cast<size_t>(v)].view());
-        }
-        ref.run(d, ins, outs);
-        for (ValueId v : d.outputs)
-          if (v != kNoValue) is_changed[static_cast<size_t>(v)] = 1;
-      }
-      for (ValueId o : graph_.outputs)
-        if (is_changed[static_cast<size_t>(o)])
-          worst = std::max(worst, relative_l2_error(changed[static_cast<size_t>(o)], values_.at(static_cast<size_t>(o))));
-    } catch (const KernelUnsupported&) {   // declined in int8: it runs f32 inside its candidates
-      worst = 0.0;
-    } catch (const KernelError&) {         // fails in int8: no candidate holding it counts as within any budget
-      worst = std::numeric_limits<double>::infinity();
-    }
-  }
+  const double worst = is_int8_anchor(graph_, graph_.node(n)) ? downstream_error(backend, {static_cast<int>(n)}) : 0.0;
   anchor_cache_.emplace(std::move(key), worst);
+  return worst;
+}
+
+double Int8CandidateErrors::downstream_error(const std::string& backend, const std::vector<int>& nodes) {
+  double worst = 0.0;
+  const auto n = static_cast<size_t>(*std::min_element(nodes.begin(), nodes.end()));
+  std::vector<HostTensor> out;
+  try {
+    const DataflowIndex index(graph_);
+    IndexSet inside(static_cast<int>(graph_.nodes.size()));
+    for (int m : nodes) inside.insert(m);
+    const Graph fn = extract_function(graph_, SubGraph(index, inside));
+    out = run_function(graph_, fn, values_, backend);
+    // Downstream of n, in topological order: ref on the changed values, the rest as ref had them.
+    std::vector<HostTensor> changed(graph_.values.size());
+    std::vector<char> is_changed(graph_.values.size(), 0);
+    for (size_t i = 0; i < fn.outputs.size(); ++i) {
+      const auto v = static_cast<size_t>(graph_.find_value(fn.value(fn.outputs[i]).name));
+      changed[v] = std::move(out[i]);
+      is_changed[v] = 1;
+    }
+    const KernelRegistry ref = make_ref_kernels();
+    std::vector<ConstTensorView> ins;
+    std::vector<TensorView> outs;
+    for (size_t m = n + 1; m < graph_.nodes.size(); ++m) {
+      if (std::binary_search(nodes.begin(), nodes.end(), static_cast<int>(m))) continue;   // inside: computed by fn
+      const Node& d = graph_.nodes[m];
+      bool reads_changed = false;
+      for (ValueId v : d.inputs) reads_changed = reads_changed || (v != kNoValue && is_changed[static_cast<size_t>(v)]);
+      if (!reads_changed) continue;
+      ins.clear();
+      outs.clear();
+      for (ValueId v : d.inputs) {
+        if (v == kNoValue) ins.push_back(ConstTensorView::missing());
+        else ins.push_back(std::as_const(is_changed[static_cast<size_t>(v)] ? changed : values_)[static_cast<size_t>(v)].view());
+      }
+      for (ValueId v : d.outputs) {
+        if (v == kNoValue) {
+          outs.push_back(TensorView{});
+          continue;
+        }
+        changed[static_cast<size_t>(v)] = HostTensor(graph_.value(v).type);
+        outs.push_back(changed[static_cast<size_t>(v)].view());
+      }
+      ref.run(d, ins, outs);
+      for (ValueId v : d.outputs)
+        if (v != kNoValue) is_changed[static_cast<size_t>(v)] = 1;
+    }
+    for (ValueId o : graph_.outputs)
+      if (is_changed[static_cast<size_t>(o)])
+        worst = std::max(worst, relative_l2_error(changed[static_cast<size_t>(o)], values_.at(static_cast<size_t>(o))));
+  } catch (const KernelUnsupported&) {   // declined in int8: it runs f32 inside its candidates
+    worst = 0.0;
+  } catch (const KernelError&) {         // fails in int8: no candidate holding it counts as within any budget
+    worst = std::numeric_limits<double>::infinity();
+  }
   return worst;
 }
 
@@ -200,9 +206,22 @@ double Int8CandidateErrors::end_to_end_error(const SearchProblem& problem, int c
   const double local = error(problem, candidate);
   if (std::isinf(local)) return local;
   const Candidate& c = problem.candidates[static_cast<size_t>(candidate)];
+  const std::vector<int> members = c.inside().members();
   double sum = 0.0;
-  for (int n : c.inside().members()) sum += anchor_error(c.backend, static_cast<NodeId>(n));
-  return sum;
+  int anchors = 0;
+  for (int n : members) {
+    const double e = anchor_error(c.backend, static_cast<NodeId>(n));
+    sum += e;
+    anchors += e > 0.0 ? 1 : 0;
+  }
+  if (anchors < 2 || std::isinf(sum)) return sum;
+  // Several int8 anchors: measured as one, the way the function runs them (u8 values between
+  // its convolutions, onednn_int8_chain.h), once per (backend, node set).
+  auto key = std::make_pair(c.backend, members);
+  if (auto it = set_cache_.find(key); it != set_cache_.end()) return it->second;
+  const double whole = downstream_error(c.backend, members);
+  set_cache_.emplace(std::move(key), whole);
+  return whole;
 }
 
 double Int8CandidateErrors::error(const SearchProblem& problem, int candidate) {

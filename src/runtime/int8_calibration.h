@@ -25,8 +25,8 @@
 // cannot give this for int8: the ranges fit the data, not N(0, 1). Cached per (backend, node set).
 //
 // What the budget adds up (in quadrature: budgeted_partition.h) is each candidate's *end-to-end*
-// error: the sum over the int8 anchors it holds (Conv/MatMul/Gemm whose source has a range) of
-// the error the model's outputs read when
+// error: for a candidate with one int8 anchor (Conv/MatMul/Gemm whose source has a range), the
+// error the model's outputs read when
 // that anchor alone runs int8 (its one-node function compiled by the backend, run on ref's values
 // of its inputs; ref then interprets every node downstream of it from there; max over outputs of
 // the relative L2 error against ref's). The local error misjudges this both ways: resnet18's stem
@@ -35,7 +35,10 @@
 // (the end-to-end ones add up roughly in quadrature: sqrt of the sum of squares 0.015). An
 // anchor the backend declines in int8 (built as f32 inside its candidates) adds 0, one whose
 // one-node function fails otherwise (KernelError) +inf. One
-// computation per anchor, the first time an error is asked for.
+// computation per anchor, the first time an error is asked for. A candidate with several int8
+// anchors is measured the same way as a whole (its function run int8, ref downstream): inside
+// one function the anchors pass u8 values to each other (onednn_int8_chain.h), and measured
+// whole its error is what runs; one computation per such candidate.
 #pragma once
 
 #include <map>
@@ -63,8 +66,11 @@ class Int8CandidateErrors {
   Int8CandidateErrors(const Graph& ranged, const std::vector<HostTensor>& values) : graph_(ranged), values_(values) {}
   // The local error of problem.candidates[i] (see above); +inf when its backend cannot compile or run it.
   double error(const SearchProblem& problem, int candidate);
-  // The end-to-end error of problem.candidates[i] (see above): +inf where error() is, else the sum
-  // of its int8 anchors' end-to-end errors.
+  // The end-to-end error of problem.candidates[i] (see above): +inf where error() is, else its
+  // int8 anchor's end-to-end error, or, for a candidate with several, the error the model's
+  // outputs read when the candidate's whole function runs int8 (ref downstream, as for one anchor).
+  // A function keeps u8 values between its int8 convolutions, so its anchors' errors are not
+  // independent roundings of f32 values; measured whole, they are what runs.
   double end_to_end_error(const SearchProblem& problem, int candidate);
   // The end-to-end error of node n alone in `backend`'s int8 (0 for a node that is no int8 anchor).
   double anchor_error(const std::string& backend, NodeId n);
@@ -74,6 +80,10 @@ class Int8CandidateErrors {
   const std::vector<HostTensor>& values_;
   std::map<std::pair<std::string, std::vector<int>>, double> cache_;
   std::map<std::pair<std::string, NodeId>, double> anchor_cache_;
+  std::map<std::pair<std::string, std::vector<int>>, double> set_cache_;
+  // The error at the model's outputs when `nodes` (ascending) run as one function in `backend`
+  // on ref's values of its inputs and ref interprets everything downstream.
+  double downstream_error(const std::string& backend, const std::vector<int>& nodes);
 };
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // Backend specs: every built-in loads and builds a rule; every bad spec in bad_specs/ fails with
 // its exact message; --backends resolution; built-in rules on bundled models.
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 
 #include "support/files.h"
@@ -164,4 +165,28 @@ TEST_CASE("onednn fuses conv post-op chains on resnet18", "[backend_spec][models
   CHECK(conv_relu == 9);
   CHECK(conv_add_relu >= 8);
   CHECK(stats.limits.empty());
+}
+
+// onednn_int8's chain patterns (data/backends/onednn_int8.json): candidates holding two or three
+// convolutions, which the fusion closure alone never joins, extended by the residual Add + Relu,
+// so that an int8 function can keep u8 between them (onednn_int8_chain.h).
+TEST_CASE("onednn_int8 offers conv chains and residual blocks on resnet18 and mobilenet_v2", "[backend_spec][models]") {
+  const BackendSpec spec = builtin_backend_spec("onednn_int8");
+  auto count_labels = [&](const char* file) {
+    Graph g = model(file);
+    DataflowIndex index(g);
+    RuleStats stats;
+    std::map<std::string, int> n;
+    for (const auto& c : candidates(spec, index, stats)) {
+      CHECK(!c.sub_graph.check(spec.detail().limits).has_value());
+      ++n[c.sub_graph.label()];
+    }
+    return n;
+  };
+  auto r18 = count_labels("resnet18.onnx");
+  CHECK(r18["Conv+Relu+Conv"] == 8);               // every basic block's two convs
+  CHECK(r18["Conv+Relu+Conv+Add+Relu"] >= 4);      // whole blocks, residual included
+  auto mb2 = count_labels("mobilenet_v2.onnx");
+  CHECK(mb2["Conv+Clip+Conv+Clip+Conv"] == 17);    // expand, depthwise, project of 16 blocks; the stem, depthwise, project
+  CHECK(mb2["Conv+Clip+Conv+Clip+Conv+Add"] >= 1);
 }

@@ -11,8 +11,9 @@
 // post-op whose operand the weight step writes, so weights that are function inputs (every
 // outlined function's weights are) need no values at compile time. The bias, a per-channel
 // binary_add, stays in real units. The post-op chain then continues as in f32 (Relu, Clip, a
-// residual `sum`, ...): the function's boundary and every value between primitives stay f32, so
-// an int8 partition crosses into and out of fp32 ones like any other onednn function.
+// residual `sum`, ...): the function's boundary stays f32, so an int8 partition crosses into and
+// out of fp32 ones like any other onednn function. Inside, a value between int8 convolutions
+// stays u8: its producer writes it at its readers' source scale (onednn_int8_chain.h).
 //
 // What runs int8: a 2-D Conv (not transposed; any group count oneDNN takes) or a MatMul/Gemm
 // whose weights are a 2-D function input or constant (Gemm: alpha 1, beta 1), reading a value
@@ -32,6 +33,7 @@
 #include <memory>
 
 #include "backends/onednn/onednn_anchor.h"
+#include "backends/onednn/onednn_int8_chain.h"
 #include "backends/onednn/onednn_weight_quant.h"
 
 namespace tessera::onednn {
@@ -39,22 +41,6 @@ namespace tessera::onednn {
 namespace {
 
 constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
-
-// u8 quantization of a range: scale and zero point, the range widened to hold 0.
-struct ActQuant {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-};
-
-std::optional<ActQuant> act_quant(const Value& v) {
-  if (!v.range) return std::nullopt;
-  const float lo = std::min(v.range->first, 0.0f), hi = std::max(v.range->second, 0.0f);
-  if (!(hi - lo > 1e-30f) || !std::isfinite(hi - lo)) return std::nullopt;
-  ActQuant q;
-  q.scale = (hi - lo) / 255.0f;
-  q.zero_point = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
-  return q;
-}
 
 }  // namespace
 
@@ -89,7 +75,7 @@ void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8,
                     }, "host:quantize_weights"});
 }
 
-bool OnednnProgram::build_conv_int8(size_t n) {
+bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
   const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
@@ -107,9 +93,10 @@ bool OnednnProgram::build_conv_int8(size_t n) {
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
+  memory::data_type dst_type = memory::data_type::f32;   // u8 where the chain's end is kept (onednn_int8_chain.h)
   auto make = [&](const dnnl::primitive_attr& a) {
     dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8), any_md(geo.wdims, s8),
-                                      any_md(yd), geo.st, geo.dl, geo.pl, geo.pr);
+                                      any_md(yd, dst_type), geo.st, geo.dl, geo.pl, geo.pr);
     return dnnl::convolution_forward::primitive_desc(d, a, engine_);
   };
   try {   // the probe: oneDNN may have no int8 kernel for this shape, grouping or zero point
@@ -118,9 +105,10 @@ bool OnednnProgram::build_conv_int8(size_t n) {
   } catch (const dnnl::error&) {
     return false;
   }
+  if (probe_only) return true;
   computes_in_int8_ = true;
-  finish_anchor(n, attr, make, [&](const auto& pd) {
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, quantize_source(value_mem(x), pd.src_desc(), q->scale, q->zero_point)}};
+  auto wire = [&](const auto& pd) {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, int8_source(x, pd.src_desc(), q->scale, q->zero_point)}};
     memory scales = new_mem(plain_md(per_oc)), weights;
     const int64_t per = wv.type.numel() / O;
     add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
@@ -128,7 +116,13 @@ bool OnednnProgram::build_conv_int8(size_t n) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
     return args;
-  });
+  };
+  // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
+  ValueId residual = kNoValue;
+  const ValueId end = predicted_chain_end(n, &residual);
+  const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
+  if (u8_residual || (residual == kNoValue && keeps_u8(end))) finish_int8_conv(n, attr, dst_type, make, wire, end);
+  else finish_anchor(n, attr, make, wire);
   return true;
 }
 

@@ -113,6 +113,7 @@ void OnednnProgram::build() {
   plan_concat_regions();
   find_int8();
   find_scale_folds();
+  find_int8_convs();
   for (size_t n = 0; n < fn_.nodes.size(); ++n) {
     if (absorbed_[n]) continue;
     if (auto it = layer_norm_at_.find(n); it != layer_norm_at_.end()) {
@@ -189,6 +190,7 @@ memory OnednnProgram::new_mem(const memory::desc& md) {
 memory OnednnProgram::value_mem(ValueId v) {
   auto& slot = mem_[static_cast<size_t>(v)];
   if (slot) return *slot;
+  if (u8_of_.count(v)) return *(slot = dequantized(v));   // kept in u8: an f32 copy for an f32 reader
   const Value& val = fn_.value(v);
   if (val.kind == ValueKind::Intermediate && !frame_.is_function_output(v))
     throw KernelError("onednn: value '" + val.name + "' read before it is written");

@@ -128,6 +128,9 @@ class OnednnProgram {
   std::vector<std::string> implementations() const;
   // The dims of each primitive step's dst, in the order of implementations() (host steps: none).
   std::vector<Dims> dst_dims() const;
+  // The values an int8 function keeps in u8 between its int8 convolutions (onednn_int8_chain.h),
+  // by name, ascending; empty for other precisions.
+  std::vector<std::string> u8_values() const;
 
  private:
   void run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
@@ -232,9 +235,23 @@ class OnednnProgram {
   void build_cast(size_t n);
   void build_dynamic_quantize(size_t n);   // a host pass, ref's arithmetic
   // Precision::int8: a Conv / MatMul / Gemm as a u8 x s8 primitive with an f32 result, or false
-  // (nothing built) where it does not qualify (onednn_int8_variant.cc).
-  bool build_conv_int8(size_t n);
+  // (nothing built) where it does not qualify (onednn_int8_variant.cc). `probe_only`: only whether
+  // it qualifies, nothing built.
+  bool build_conv_int8(size_t n, bool probe_only = false);
   bool build_matmul_int8(size_t n);
+  // u8 values between int8 convolutions (onednn_int8_chain.h): which convs build in int8
+  // (int8_conv_), the value conv n's post-op chain is expected to end with, whether a value is
+  // kept in u8, a conv's u8 source (the kept value, or f32 quantized), value_mem's f32 copy of a
+  // kept value, and the finishing of a conv whose chain ends in a kept value.
+  void find_int8_convs();
+  ValueId predicted_chain_end(size_t n, ValueId* residual = nullptr) const;
+  bool keeps_u8(ValueId v) const;
+  memory int8_source(ValueId x, const memory::desc& want, float scale, int32_t zero_point);
+  memory dequantized(ValueId v);
+  void add_dequantize(ValueId v, const memory& to);   // kept v's real values into `to` (f32), a reorder step
+  bool u8_in_place(size_t n, ValueId residual, const memory::desc& dst) const;
+  template <typename MakePd, typename Wire>
+  void finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory::data_type& dst_type, MakePd&& make_pd, Wire&& wire, ValueId end);
   // `from` (f32) quantized to u8 in layout `want` by a reorder step: round(x / scale) + zero_point.
   memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   // A host step that quantizes weights w per channel into `weights` (layout `want`, through
@@ -316,6 +333,13 @@ class OnednnProgram {
   std::unordered_map<ValueId, UnaryMatch> unary_of_;           // by the group's input value
   std::unordered_map<size_t, Int8Match> int8_at_;              // quantized groups, by anchor node
   std::unordered_map<size_t, QAddMatch> qadd_at_;              // quantized residual sums, by Add node
+  struct U8Value {   // a value kept in u8: real = scale * (q - zero_point)
+    memory mem;
+    float scale = 1.0f;
+    int32_t zero_point = 0;
+  };
+  std::unordered_map<ValueId, U8Value> u8_of_;                 // values kept in u8 (onednn_int8_chain.h)
+  std::vector<char> int8_conv_;                                // by node: a Conv built in int8
   struct ScaleFold {
     ValueId source, scale;
   };

@@ -150,7 +150,7 @@ TEST_CASE("onednn_int8: MobileNetV2's units (ReLU6, depthwise, strides) in one f
 
 // The memory plan (onednn_memory_plan.h): the weight step lists the s8 weights and scales it
 // writes as sources, so they stay where they are and hold from run to run (quantized once per
-// weights pointer), while the quantized sources and f32 results of a conv chain share one arena.
+// weights pointer), while the u8 and f32 values of a conv chain share one arena.
 TEST_CASE("onednn_int8: a conv chain's activations share one arena; weights quantized once hold between runs") {
   FunctionBuilder b;
   const Shape xs{1, 16, 32, 32};
@@ -190,7 +190,8 @@ TEST_CASE("onednn_int8: a conv chain's activations share one arena; weights quan
   INFO("error " << e);
   CHECK(e < 0.1);
 
-  // Six u8 sources and six f32 results of 16x32x32; one allocation each without the plan.
+  // At most six u8 sources and six f32 results of 16x32x32 (values between the convs stay u8:
+  // onednn_int8_chain.h); one allocation each without the plan.
   const size_t activations = 6 * 5 * static_cast<size_t>(ranged.value(x).type.numel());
   const size_t workspace = onednn::OnednnProgram(ranged, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8).workspace_bytes();
   INFO("workspace " << workspace << " bytes, activations " << activations);
