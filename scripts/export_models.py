@@ -199,6 +199,54 @@ def transformer_decoder():
     return model, {"input": (1, 64, 256), "memory": model.memory_shape}
 
 
+class CausalDecoderLayer(nn.Module):
+    """One pre-LayerNorm GPT-style decoder layer: causal self-attention (an additive upper-triangular
+    mask of -1e4, a constant), tanh-GELU feed-forward. No cross-attention: a decoder-only stack."""
+
+    def __init__(self, seq, hidden, heads, ffn):
+        super().__init__()
+        self.seq, self.hidden, self.heads, self.head_dim = seq, hidden, heads, hidden // heads
+        self.ln1 = nn.LayerNorm(hidden)
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.out = nn.Linear(hidden, hidden)
+        self.ln2 = nn.LayerNorm(hidden)
+        self.ffn_in = nn.Linear(hidden, ffn)
+        self.ffn_out = nn.Linear(ffn, hidden)
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), -1e4), diagonal=1))
+        self.scale = 1.0 / float(self.head_dim) ** 0.5
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(self.hidden, dim=-1)
+        heads = lambda t: t.reshape(1, self.seq, self.heads, self.head_dim).transpose(1, 2)
+        scores = torch.matmul(heads(q), heads(k).transpose(2, 3)) * self.scale + self.mask
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), heads(v))
+        x = x + self.out(ctx.transpose(1, 2).reshape(1, self.seq, self.hidden))
+        return x + self.ffn_out(nn.functional.gelu(self.ffn_in(self.ln2(x)), approximate="tanh"))
+
+
+class CausalDecoder(nn.Module):
+    """A GPT-style decoder stack on hidden states [1, seq, hidden], final LayerNorm, no embeddings."""
+
+    def __init__(self, layers, seq, hidden, heads, ffn):
+        super().__init__()
+        self.layers = nn.ModuleList(CausalDecoderLayer(seq, hidden, heads, ffn) for _ in range(layers))
+        self.ln = nn.LayerNorm(hidden)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.ln(x)
+
+
+def vit_tiny():
+    # torchvision's VisionTransformer at DeiT-tiny width (192 wide, 3 heads) with 6 of its 12
+    # layers: torch's nn.MultiheadAttention as users export it. The fused eval fast path has no
+    # ONNX export, so it is turned off for the export.
+    model = torchvision.models.VisionTransformer(image_size=224, patch_size=16, num_layers=6, num_heads=3,
+                                                 hidden_dim=192, mlp_dim=768)
+    return model, (1, 3, 224, 224)
+
+
 ZOO = collections.OrderedDict([
     ("transformer_encoder", transformer_encoder),
     ("transformer_decoder", transformer_decoder),
@@ -220,6 +268,10 @@ ZOO = collections.OrderedDict([
     ("mnasnet1_0", torchvision_model("mnasnet1_0")),
     ("mobilenet_v3_large", torchvision_model("mobilenet_v3_large")),
     ("lraspp_mobilenet_v3_large", lraspp_mobilenet_v3_large()),
+    # Transformers outside the zoo: an image encoder (torchvision's ViT, MultiheadAttention) and a
+    # decoder-only causal stack of other sizes than the zoo's encoders.
+    ("vit_tiny", vit_tiny),
+    ("gpt_decoder", lambda: (CausalDecoder(layers=4, seq=64, hidden=384, heads=6, ffn=1536), (1, 64, 384))),
 ])
 
 
@@ -290,6 +342,15 @@ def fold_static_shapes(model):
                 return np.concatenate(ins)
             if node.op_type == "Gather" and ins[0].ndim == 1:
                 return np.take(ins[0], ins[1])
+            # torch's expand(batch, -1, -1) (ViT's class token) records its target shape as
+            # ConstantOfShape/Mul/Equal/Where over constants.
+            if node.op_type == "ConstantOfShape":
+                attr = [a for a in node.attribute if a.name == "value"]
+                fill = numpy_helper.to_array(attr[0].t) if attr else np.zeros(1, np.float32)
+                return np.full(tuple(ins[0]), fill.reshape(-1)[0], dtype=fill.dtype)
+            if node.op_type in ("Mul", "Equal", "Where"):
+                op = {"Mul": np.multiply, "Equal": np.equal, "Where": np.where}[node.op_type]
+                return np.asarray(op(*ins))
             return None
 
         folded = False

@@ -11,7 +11,7 @@
 namespace tessera {
 
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,
-                                       std::vector<double>* run_ms) {
+                                       std::vector<double>* run_ms, const std::function<void()>& on_step) {
   const RunClock clock = plan_run_clock();
   std::vector<CallProfile> calls;
   std::vector<std::vector<double>> samples;
@@ -26,6 +26,7 @@ std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<Hos
       samples.emplace_back();
     }
     samples[step++].push_back(now - last);
+    if (on_step) on_step();
     last = run_clock_ms(clock);
   };
   executor.run(inputs);   // warm-up

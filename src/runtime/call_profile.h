@@ -13,6 +13,7 @@
 // CPU time, well under a microsecond), negligible against kernels of >= 10 us.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,12 @@ namespace tessera {
 
 class Executor;  // runtime/executor.h
 
-// `run_ms`, when given, receives each timed run's whole latency (the executor's run, start to end).
+// `run_ms`, when given, receives each timed run's whole latency (the executor's run, start to end),
+// observer included. `on_step`, when given, is called on every step of the timed runs, after the
+// step's clock read (what an observer costs the run; tests make it costly).
 std::vector<CallProfile> profile_calls(Executor& executor, const std::vector<HostTensor>& inputs, int repeat,
-                                       std::vector<double>* run_ms = nullptr);
+                                       std::vector<double>* run_ms = nullptr,
+                                       const std::function<void()>& on_step = {});
 
 // Fills predicted_ms, backend, partition and nodes from `plan`: a call whose outlined model nodes
 // (Module::outlined_from) are one partition's nodes gets that partition's cost (seconds -> ms).

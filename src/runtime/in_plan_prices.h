@@ -13,6 +13,10 @@
 //   that round's median run 4.08 ms: each call's share of it                   -> 1.21 + 0.23 + 2.64 ms
 //   -> partition costs 1.21, 0.23, 2.64; isolated_cost keeps 1.10, 0.20, 2.40
 //
+// Each round also times the plan's runs without the observer, as the race times them, and that
+// median run is the round's level: the observer adds a clock read to every step, which on a plan
+// of many small calls is a share of the profiled run the plan does not pay unobserved.
+//
 // The typical round is the median one, by median run: what `tessera run` reports and what a
 // benchmark's median of rounds reads on a machine that others share. (Not the quietest round: a
 // minimum finds a quiet tenth of a second and prices a plan below what the runs after it read.) A
@@ -45,6 +49,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -67,7 +72,14 @@ struct InPlanOptions {
   std::optional<double> end_to_end_ms;
   double disturbed = 1.10;
   int max_rounds = 15;
+  // Called on every step of the profiled runs (tests stand a costly observer in with it).
+  std::function<void()> profiled_step;
 };
+
+// Part of every in-plan price's database key, raised whenever how prices are taken changes so
+// that earlier ones are stale: 2 when a round's level became its runs without the observer (the
+// profiled runs' level counted a clock read per step).
+inline constexpr int kInPlanPriceRevision = 2;
 
 // Runs per round: `repeat`, or more to last min_round_ms by end_to_end_ms (at most 1000).
 int in_plan_repeat(const InPlanOptions& options);

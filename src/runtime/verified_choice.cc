@@ -140,7 +140,7 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
   return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)), options.pacer);
 }
 
-size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin) {
+size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin, double clear_margin) {
   std::optional<size_t> single, mixed;
   for (size_t i = 0; i < contenders.size(); ++i) {
     const PlanContender& c = contenders[i];
@@ -152,7 +152,15 @@ size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_m
   }
   if (!single) return mixed.value_or(0);
   if (!mixed) return *single;
-  return *contenders[*mixed].latency_ms < *contenders[*single].latency_ms * (1.0 - tie_margin) ? *mixed : *single;
+  const PlanContender& m = contenders[*mixed];
+  const PlanContender& s = contenders[*single];
+  if (*m.latency_ms >= *s.latency_ms * (1.0 - tie_margin)) return *single;
+  if (*m.latency_ms < *s.latency_ms * (1.0 - clear_margin)) return *mixed;
+  // A narrow race win: the search's prices must put the mix ahead too (where both plans have them).
+  const Cost& mc = m.plan.total_cost;
+  const Cost& sc = s.plan.total_cost;
+  const bool priced = mc.is_value() && sc.is_value() && mc.number() > 0.0 && sc.number() > 0.0;
+  return !priced || mc.number() < sc.number() * (1.0 - tie_margin) ? *mixed : *single;
 }
 
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
@@ -230,7 +238,7 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
   for (const PlanContender& c : contenders)
     if (!c.latency_ms && c.failed.empty()) return 0;   // not every contender is known: keep the search's plan
   if (!contenders[0].latency_ms) return 0;             // the search's plan itself did not run: nothing to compare
-  return pick_contender(contenders, options.tie_margin);
+  return pick_contender(contenders, options.tie_margin, options.clear_margin);
 }
 
 }  // namespace tessera

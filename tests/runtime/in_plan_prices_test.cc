@@ -4,6 +4,8 @@
 
 #include "emit/emit_test_util.h"
 #include "runtime/in_plan_prices.h"
+#include "runtime/run_clock.h"
+#include "backends/compilers/backend_compiler.h"
 #include "cost_models/mock_cost_model.h"
 
 using namespace tessera;
@@ -130,4 +132,28 @@ TEST_CASE("in-plan prices: a round lasts min_round_ms by the race's latency") {
   CHECK(in_plan_repeat(o) == 10);
   o.end_to_end_ms = 0.01;
   CHECK(in_plan_repeat(o) == 1000);   // capped
+}
+
+TEST_CASE("in-plan prices: the level is the plan's runs without the observer, whatever the observer costs") {
+  // An observer that takes 20 ms a step: profiled runs of the plan's 4 partitions and 2 crossings
+  // last >= 120 ms, while the plan runs in microseconds (milliseconds under sanitizers). Priced at
+  // the profiled runs' level the plan would cost >= 0.12 s; at its plain runs' level far less. At
+  // one compute thread, where the clock is CPU time: a loaded machine's waits are not the plan's.
+  const ScopedComputeThreads one(1);
+  const Graph g = load_model("data/models/conv_block.json");
+  const MockCostModel model = mock_model();
+  Plan priced = mixed_plan(g);
+  CostDatabase db;
+  InPlanOptions o{true, 1, 2};
+  const RunClock clock = plan_run_clock();
+  int steps = 0;
+  o.profiled_step = [&] {
+    ++steps;
+    const double until = run_clock_ms(clock) + 20.0;
+    while (run_clock_ms(clock) < until) {
+    }
+  };
+  REQUIRE(price_in_plan(g, priced, &db, model, o));
+  REQUIRE(steps >= 2 * 4);
+  CHECK(priced.total_cost.number() < 0.04);
 }

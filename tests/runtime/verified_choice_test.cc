@@ -208,6 +208,29 @@ TEST_CASE("a mixed plan ships only when it is tie_margin faster than every singl
   CHECK(pick_contender(c, 0.02) == 0);   // no single plan measured: the fastest mixed one
 }
 
+TEST_CASE("a narrow race win ships a mixed plan only where the search's prices agree") {
+  auto contender = [](const std::string& label, bool single, double ms, double search_s) {
+    PlanContender c{.label = label, .single_backend = single};
+    c.latency_ms = ms;
+    c.plan.total_cost = Cost::value(search_s);
+    return c;
+  };
+  // shufflenet_v2: the mix won the race by 4.8%, the search priced both plans alike.
+  std::vector<PlanContender> c = {contender("collage", false, 2.256, 2.330e-3),
+                                  contender("single:onednn", true, 2.371, 2.335e-3)};
+  CHECK(pick_contender(c, 0.02, 0.10) == 1);
+  c[0].plan.total_cost = Cost::value(2.2e-3);   // the search sees the mix 6% cheaper too
+  CHECK(pick_contender(c, 0.02, 0.10) == 0);
+  c[0].plan.total_cost = Cost::value(2.5e-3);   // the search sees it dearer, the race 12% faster
+  c[0].latency_ms = 2.08;
+  CHECK(pick_contender(c, 0.02, 0.10) == 0);    // a clear race win stands alone
+  c[0].latency_ms = 2.256;
+  c[0].plan.total_cost = Cost::unknown();       // no search price to compare: the race decides
+  CHECK(pick_contender(c, 0.02, 0.10) == 0);
+  c[0].plan.total_cost = Cost::value(2.5e-3);
+  CHECK(pick_contender(c, 0.02, 1.0) == 1);     // clear_margin 1: every win needs the search
+}
+
 TEST_CASE("a search plan that is a single-backend plan races as that plan, under its label") {
   const MockCostModel model = byoc_tvm_model();
   const Graph g = tessera::testing::collage_diamond();
