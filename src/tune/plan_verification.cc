@@ -142,7 +142,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
   // An int8 plan's contenders are made on the graph it was searched on (with its calibrated
   // ranges: an int8 variant's functions need them) and carry the same ranges.
   const std::optional<PlanQuantization>& quantization = outcome.plan.quantization;
-  const Graph ranged = quantization ? with_calibrated_ranges(graph, quantization->ranges) : Graph();
+  const Graph ranged = quantization ? with_calibrated_ranges(graph, *quantization) : Graph();
   const Graph& searched = quantization ? ranged : graph;
 
   std::vector<PlanContender> contenders;

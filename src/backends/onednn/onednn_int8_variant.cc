@@ -16,9 +16,14 @@
 //
 // What runs int8: a 2-D Conv (not transposed; any group count oneDNN takes) or a MatMul/Gemm
 // whose weights are a 2-D function input or constant (Gemm: alpha 1, beta 1), reading a value
-// with a range. Every other node, and an anchor oneDNN declines in int8 (the probe below), is
+// with a range; and a MatMul whose right operand is computed and ranged too (both quantized per
+// tensor: onednn_int8_act_matmul.cc). Every other node, and an anchor oneDNN declines in int8 (the probe below), is
 // built as in f32. A function with no int8 anchor is KernelUnsupported: it would be onednn under
 // another name.
+//
+// Bias correction: where the anchor's output value carries Value::int8_bias_shift (the mean error
+// of its int8 result per output channel on the calibration data: src/runtime/int8_bias_correction.h),
+// one more per-channel post-op subtracts it, right after the bias and before Relu/Clip/sum.
 //
 // Weight scales: r[o] in {1, 0.98, ..., 0.60} is the ratio whose rounding of W[o] has the least
 // squared error (MSE-optimal clipping): clipping a channel's few largest weights to a finer step
@@ -31,6 +36,7 @@
 #include <cmath>
 #include <memory>
 
+#include "backends/onednn/onednn_act_quant.h"
 #include "backends/onednn/onednn_anchor.h"
 #include "backends/onednn/onednn_weight_quant.h"
 
@@ -40,21 +46,7 @@ namespace {
 
 constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
 
-// u8 quantization of a range: scale and zero point, the range widened to hold 0.
-struct ActQuant {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-};
-
-std::optional<ActQuant> act_quant(const Value& v) {
-  if (!v.range) return std::nullopt;
-  const float lo = std::min(v.range->first, 0.0f), hi = std::max(v.range->second, 0.0f);
-  if (!(hi - lo > 1e-30f) || !std::isfinite(hi - lo)) return std::nullopt;
-  ActQuant q;
-  q.scale = (hi - lo) / 255.0f;
-  q.zero_point = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
-  return q;
-}
+std::optional<ActQuant> act_quant(const Value& v) { return v.range ? u8_quant(*v.range) : std::nullopt; }
 
 }  // namespace
 
@@ -89,6 +81,17 @@ void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8,
                     }, "host:quantize_weights"});
 }
 
+std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_channel, int64_t channels) {
+  const std::vector<float>& shift = fn_.value(y).int8_bias_shift;
+  if (shift.empty()) return std::nullopt;
+  if (static_cast<int64_t>(shift.size()) != channels)
+    throw KernelError("onednn_int8: '" + fn_.value(y).name + "' has " + std::to_string(shift.size()) + " bias shifts for " +
+                      std::to_string(channels) + " channels");
+  memory m = new_mem(plain_md(per_channel));   // written here, only read by steps: the memory plan leaves it put
+  std::copy(shift.begin(), shift.end(), static_cast<float*>(m.get_data_handle()));
+  return m;
+}
+
 bool OnednnProgram::build_conv_int8(size_t n) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -101,9 +104,11 @@ bool OnednnProgram::build_conv_int8(size_t n) {
   const ConvGeometry geo = conv_geometry(node, xs, ws, ys, false);
   const int64_t O = ys[1];
   const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end()), per_oc{1, O, 1, 1};
+  const std::optional<memory> shift = bias_shift(node.outputs[0], per_oc, O);
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_oc));
   if (b != kNoValue) po.append_binary(algorithm::binary_add, plain_md(per_oc));
+  if (shift) po.append_binary(algorithm::binary_sub, plain_md(per_oc));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
@@ -127,6 +132,7 @@ bool OnednnProgram::build_conv_int8(size_t n) {
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
+    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
     return args;
   });
   return true;
@@ -135,6 +141,7 @@ bool OnednnProgram::build_conv_int8(size_t n) {
 bool OnednnProgram::build_matmul_int8(size_t n) {
   const Node& node = fn_.nodes[n];
   const ValueId a = node.inputs[0], b = node.inputs[1];
+  if (fn_.value(b).range) return build_act_matmul_int8(n);   // a computed right operand (onednn_int8_act_matmul.cc)
   const Value &av = fn_.value(a), &bv = fn_.value(b);
   const std::optional<ActQuant> q = act_quant(av);
   if (!q || bv.kind == ValueKind::Intermediate || bv.type.dtype != DType::f32 || bv.type.shape.size() != 2) return false;
@@ -171,10 +178,12 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   b_strides[rank - 1] = trans_b ? K : 1;
   Dims per_n(rank, 1);
   per_n.back() = N;
+  const std::optional<memory> shift = bias_shift(node.outputs[0], per_n, N);
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_n));
   const Dims cd = c != kNoValue ? padded(fn_.value(c).type.shape, rank) : Dims{};
   if (c != kNoValue) po.append_binary(algorithm::binary_add, plain_md(cd));
+  if (shift) po.append_binary(algorithm::binary_sub, plain_md(per_n));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
@@ -198,6 +207,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
+    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(c != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
     return args;
   });
   return true;

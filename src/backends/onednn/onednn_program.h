@@ -223,6 +223,10 @@ class OnednnProgram {
   // (nothing built) where it does not qualify (onednn_int8_variant.cc).
   bool build_conv_int8(size_t n);
   bool build_matmul_int8(size_t n);
+  bool build_act_matmul_int8(size_t n);   // both operands computed and ranged (onednn_int8_act_matmul.cc)
+  // y's int8 bias shift (Value::int8_bias_shift) as a constant post-op operand of dims
+  // `per_channel`, or nullopt where y has none; KernelError when its length is not `channels`.
+  std::optional<memory> bias_shift(ValueId y, const Dims& per_channel, int64_t channels);
   // `from` (f32) quantized to u8 in layout `want` by a reorder step: round(x / scale) + zero_point.
   memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   // A host step that quantizes weights w per channel into `weights` (layout `want`, through
