@@ -158,8 +158,8 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
       const double target = verification_target(E, quantization.has_value());
       if (err > target) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g",
-                      label.c_str(), err, quantization ? "0.9 max_rel_error" : "max_rel_error", target);
+        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g", label.c_str(), err,
+                      quantization ? "(1 - kInt8Margin) max_rel_error" : "max_rel_error", target);
         record.notes.push_back(buf);
         return;
       }
