@@ -51,6 +51,12 @@ struct Value {
   // the quantization scale and zero point of an int8 convolution or matmul that reads it. Part
   // of a function's identity (structural_hash) when set; unset everywhere else.
   std::optional<std::pair<float, float>> range;
+  // Bias correction of the int8 convolution or matmul that writes this value, per output
+  // channel (axis 1 of a Conv's output, the last axis of a MatMul's or Gemm's): the mean of
+  // (int8 result - fp32 result) over the calibration data, which the int8 variant subtracts
+  // (src/runtime/int8_bias_correction.h). Set beside the ranges; part of a function's identity
+  // when set; empty everywhere else.
+  std::vector<float> int8_bias_shift;
 
   bool is_constant() const { return kind == ValueKind::Constant; }
   // A weight is a parameter of an outlined function, not part of its identity (docs/design.md): a

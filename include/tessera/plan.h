@@ -177,10 +177,14 @@ struct PlanAccuracy {
 // Consumers put them back on the model (Value::range) before extracting functions
 // (src/ir/calibrated_ranges.h), so `run`, Python and C++ rebuild exactly the priced functions.
 // JSON: "quantization": {"method": "minmax" | "percentile:<p>", "ranges": [[value name, min, max],
-// ...]} after "accuracy", in graph value order; min <= max, finite.
+// ...]} after "accuracy", in graph value order; min <= max, finite. Then, where the int8 results
+// are bias-corrected (src/runtime/int8_bias_correction.h), "bias_shifts": [[value name, [s0, s1,
+// ...]], ...]: per int8 anchor's output value, what its int8 result subtracts per output channel
+// (Value::int8_bias_shift); absent when empty.
 struct PlanQuantization {
   std::string method;
   std::vector<std::pair<std::string, std::pair<float, float>>> ranges;
+  std::vector<std::pair<std::string, std::vector<float>>> bias_shifts;
 };
 
 // Written only when the search could not prove its plan optimal within its memory budget

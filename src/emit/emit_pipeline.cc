@@ -22,7 +22,7 @@ EmitResult emit_module(const Graph& graph, const Plan& plan, const EmitOptions& 
     r.module = std::move(next);
   };
   // An int8 plan's functions read the calibrated ranges it was made with (calibrated_ranges.h).
-  const Graph ranged = plan.quantization ? with_calibrated_ranges(graph, plan.quantization->ranges) : Graph();
+  const Graph ranged = plan.quantization ? with_calibrated_ranges(graph, *plan.quantization) : Graph();
   step("outline", outline(plan.quantization ? ranged : graph, plan));
   step("backend_passes", run_backend_passes(r.module, options.pipelines, options.dump));
   step("codegen", codegen(r.module, options.codegens, &r.notes));

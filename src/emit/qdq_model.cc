@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "backends/compilers/backend_compiler.h"
+#include "backends/onednn/onednn_act_quant.h"
 #include "emit/graph_edit.h"
 #include "frontend/onnx_export.h"
 #include "ir/calibrated_ranges.h"
@@ -23,19 +24,18 @@ namespace tessera {
 
 namespace {
 
-// u8 scale and zero point of a range, as act_quant in onednn_int8_variant.cc computes them.
-struct ActQuant {
-  float scale = 1.0f;
-  uint8_t zero_point = 0;
-};
+using onednn::ActQuant;
 
-std::optional<ActQuant> act_quant(std::pair<float, float> range) {
-  const float lo = std::min(range.first, 0.0f), hi = std::max(range.second, 0.0f);
-  if (!(hi - lo > 1e-30f) || !std::isfinite(hi - lo)) return std::nullopt;
-  ActQuant q;
-  q.scale = (hi - lo) / 255.0f;
-  q.zero_point = static_cast<uint8_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
-  return q;
+// u8 scale and zero point of a range, as the int8 variant computes them (onednn_act_quant.h).
+std::optional<ActQuant> act_quant(std::pair<float, float> range) { return onednn::u8_quant(range); }
+
+// A MatMul whose right operand is computed and ranged: both operands quantized per tensor
+// (onednn_int8_act_matmul.cc).
+bool computed_right_operand(const Graph& g, const Node& n, const std::map<std::string, std::pair<float, float>>& ranges) {
+  const Value& w = g.value(n.inputs[1]);
+  const auto r = ranges.find(w.name);
+  return n.op == "MatMul" && n.inputs.size() == 2 && !w.is_constant() && w.type.dtype == DType::f32 && r != ranges.end() &&
+         onednn::s8_quant(r->second) && w.type.shape.size() >= 2 && g.value(n.inputs[0]).type.shape.size() >= 2;
 }
 
 // The weight's channel axis for an anchor (see the header), or -1 when it is not an anchor's.
@@ -51,6 +51,7 @@ bool is_anchor(const Graph& g, const Node& n, const std::map<std::string, std::p
   const Value &x = g.value(n.inputs[0]), &w = g.value(n.inputs[1]);
   const auto r = ranges.find(x.name);
   if (r == ranges.end() || !act_quant(r->second) || x.is_constant() || x.type.dtype != DType::f32) return false;
+  if (computed_right_operand(g, n, ranges)) return true;
   if (!w.is_constant() || w.type.dtype != DType::f32) return false;
   // The bias (Conv's B, Gemm's C) must not be computed: the variant builds such an anchor in f32.
   if (n.inputs.size() > 2 && n.inputs[2] != kNoValue && g.value(n.inputs[2]).kind == ValueKind::Intermediate) return false;
@@ -89,12 +90,35 @@ class QdqBuilder {
 
   void copy(const Node& n) { out_.add_node(n); }
 
-  // Adds the anchor `n` with its source and weight read through DequantizeLinear.
-  void quantize(const Node& n, const ActQuant& q) {
+  // Adds the anchor `n` with its source and weight read through DequantizeLinear; a computed
+  // right operand (`right`: its s8 quantization) per tensor instead of per channel.
+  // `shift`, where not empty, is the anchor's int8 bias shift: y = anchor(...) - shift per channel.
+  void quantize(const Node& n, const ActQuant& q, std::optional<ActQuant> right, const std::vector<float>& shift) {
     Node node = n;
     node.inputs[0] = dequantized_source(n.inputs[0], q);
-    node.inputs[1] = dequantized_weight(n.inputs[1], weight_axis(n));
+    node.inputs[1] = right ? dequantized_s8(n.inputs[1], *right) : dequantized_weight(n.inputs[1], weight_axis(n));
+    if (shift.empty()) {
+      out_.add_node(std::move(node));
+      return;
+    }
+    const ValueId y = n.outputs[0];
+    const Value& yv = in_.value(y);
+    Value raw;
+    raw.name = unique(yv.name + "_uncorrected");
+    raw.type = yv.type;
+    const ValueId uncorrected = out_.add_value(std::move(raw));
+    node.outputs[0] = uncorrected;
     out_.add_node(std::move(node));
+    // Channels on axis 1 of a Conv's output ([C, 1, ...] broadcasts there), the last axis otherwise.
+    Shape s{static_cast<int64_t>(shift.size())};
+    if (n.op == "Conv") s.resize(yv.type.shape.size() - 1, 1);
+    const ValueId k = constant(yv.name + "_bias_shift", TensorType{DType::f32, s}, bytes_of(shift));
+    Node sub;
+    sub.name = unique(n.name + "_bias_correction");
+    sub.op = "Sub";
+    sub.inputs = {uncorrected, k};
+    sub.outputs = {y};
+    out_.add_node(std::move(sub));
   }
 
   Graph finish() { return emit_detail::compact(out_); }
@@ -136,10 +160,21 @@ class QdqBuilder {
     if (auto it = sources_.find(x); it != sources_.end()) return it->second;
     const Value& xv = in_.value(x);
     const ValueId scale = constant(xv.name + "_scale", TensorType{DType::f32, {}}, bytes_of(std::vector<float>{q.scale}));
-    const ValueId zero = constant(xv.name + "_zero_point", TensorType{DType::u8, {}}, bytes_of(std::vector<uint8_t>{q.zero_point}));
+    const ValueId zero = constant(xv.name + "_zero_point", TensorType{DType::u8, {}}, bytes_of(std::vector<uint8_t>{static_cast<uint8_t>(q.zero_point)}));
     const ValueId xq = node("QuantizeLinear", xv.name + "_quantized", {x, scale, zero}, TensorType{DType::u8, xv.type.shape});
     const ValueId xd = node("DequantizeLinear", xv.name + "_dequantized", {xq, scale, zero}, xv.type);
     return sources_[x] = xd;
+  }
+
+  // x ─Q─▶ s8 ─DQ─▶ f32 (zero point 0), once per value.
+  ValueId dequantized_s8(ValueId x, const ActQuant& q) {
+    if (auto it = s8_sources_.find(x); it != s8_sources_.end()) return it->second;
+    const Value& xv = in_.value(x);
+    const ValueId scale = constant(xv.name + "_s8_scale", TensorType{DType::f32, {}}, bytes_of(std::vector<float>{q.scale}));
+    const ValueId zero = constant(xv.name + "_s8_zero_point", TensorType{DType::i8, {}}, bytes_of(std::vector<int8_t>{0}));
+    const ValueId xq = node("QuantizeLinear", xv.name + "_s8", {x, scale, zero}, TensorType{DType::i8, xv.type.shape});
+    const ValueId xd = node("DequantizeLinear", xv.name + "_s8_dequantized", {xq, scale, zero}, xv.type);
+    return s8_sources_[x] = xd;
   }
 
   // Wq (s8) ─DQ(sw, 0, axis)─▶ f32, once per (weight, axis).
@@ -178,7 +213,7 @@ class QdqBuilder {
   const Graph& in_;
   Graph out_;
   std::unordered_set<std::string> names_;
-  std::map<ValueId, ValueId> sources_;
+  std::map<ValueId, ValueId> sources_, s8_sources_;
   std::map<std::pair<ValueId, int>, ValueId> weights_;
 };
 
@@ -194,7 +229,7 @@ std::vector<NodeId> int8_anchors(const Graph& graph, const PlanQuantization& qua
 
 std::vector<NodeId> compiled_int8(const Graph& graph, const PlanQuantization& quantization, const std::vector<NodeId>& anchors,
                                   const std::string& backend) {
-  const Graph ranged = with_calibrated_ranges(graph, quantization.ranges);
+  const Graph ranged = with_calibrated_ranges(graph, quantization);
   const DataflowIndex index(ranged);
   const std::unique_ptr<BackendCompiler> compiler = make_backend_compiler(backend);
   std::vector<NodeId> out;
@@ -230,12 +265,20 @@ Graph quantize_anchors(const Graph& graph, const PlanQuantization& quantization,
     throw UserError(graph.source, "opset", "writing int8 as QDQ needs opset >= 13 (per-channel DequantizeLinear); the model imports " +
                                                std::to_string(graph.opset));
   const auto ranges = range_map(quantization);
+  const std::map<std::string, std::vector<float>> shifts(quantization.bias_shifts.begin(), quantization.bias_shifts.end());
+  const std::vector<float> none;
   const std::set<NodeId> quantized(nodes.begin(), nodes.end());
   QdqBuilder b(graph);
   for (NodeId n = 0; n < graph.num_nodes(); ++n) {
     const Node& node = graph.node(n);
     if (quantized.count(n) && is_anchor(graph, node, ranges))
-      b.quantize(node, *act_quant(ranges.at(graph.value(node.inputs[0]).name)));
+      b.quantize(node, *act_quant(ranges.at(graph.value(node.inputs[0]).name)),
+                 computed_right_operand(graph, node, ranges) ? onednn::s8_quant(ranges.at(graph.value(node.inputs[1]).name))
+                                                             : std::nullopt,
+                 [&]() -> const std::vector<float>& {
+                   const auto it = shifts.find(graph.value(node.outputs[0]).name);
+                   return it != shifts.end() ? it->second : none;
+                 }());
     else
       b.copy(node);
   }

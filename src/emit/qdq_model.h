@@ -5,7 +5,12 @@
 // What an int8 variant (onednn_int8, src/backends/onednn/onednn_int8_variant.cc) quantizes is an
 // *anchor*: a 2-D Conv, or a MatMul/Gemm with a 2-D weight (Gemm: alpha 1, beta 1), whose input 0
 // is an f32 activation with a calibrated range (Plan::quantization), whose weight is an f32
-// constant and whose bias, if any, is not computed by a node. Each anchor in a partition whose backend computes in int8 becomes
+// constant and whose bias, if any, is not computed by a node; or a MatMul whose right operand is
+// computed and ranged too (attention's Q·K^T, softmax·V), whose right operand then reads
+// Q(sb, 0) ─▶ s8 ─▶ DQ(sb, 0) per tensor, sb = max|range| / 127 (onednn_act_quant.h).
+// An anchor whose output carries an int8 bias shift (PlanQuantization::bias_shifts) writes through
+// Sub(y', shift) with the shift as a constant broadcasting over its channel axis, as the variant
+// subtracts it. Each anchor in a partition whose backend computes in int8 becomes
 //
 //   before:  x ──────────────────────────────▶ Conv(x, W, B) ─▶ y
 //   after:   x ─Q(sx, zx)─▶ u8 ─DQ(sx, zx)─▶ Conv(x', W', B) ─▶ y        (x' read by int8 anchors only)

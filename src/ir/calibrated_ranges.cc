@@ -20,4 +20,14 @@ Graph with_calibrated_ranges(const Graph& graph, const CalibratedRanges& ranges)
   return out;
 }
 
+Graph with_calibrated_ranges(const Graph& graph, const PlanQuantization& quantization) {
+  Graph out = with_calibrated_ranges(graph, quantization.ranges);
+  for (const auto& [name, shift] : quantization.bias_shifts) {
+    const ValueId v = out.find_value(name);
+    if (v == kNoValue) throw UserError(graph.source, name, "an int8 bias shift names no value of the model");
+    out.value(v).int8_bias_shift = shift;
+  }
+  return out;
+}
+
 }  // namespace tessera

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tessera/graph.h"
+#include "tessera/plan.h"
 
 namespace tessera {
 
@@ -22,5 +23,9 @@ using CalibratedRanges = std::vector<std::pair<std::string, std::pair<float, flo
 // `graph` with Value::range set from `ranges`; KernelError-free: a name the graph lacks throws
 // UserError(graph.source, name, ...).
 Graph with_calibrated_ranges(const Graph& graph, const CalibratedRanges& ranges);
+
+// The same with a plan's whole quantization: its ranges and its int8 bias shifts
+// (Value::int8_bias_shift, by value name; UserError for a name the graph lacks).
+Graph with_calibrated_ranges(const Graph& graph, const PlanQuantization& quantization);
 
 }  // namespace tessera

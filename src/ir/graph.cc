@@ -81,7 +81,7 @@ bool same_data(const TensorData& a, const TensorData& b) {
 bool same_value(const Value& a, const Value& b) {
   return a.name == b.name && a.type == b.type && a.kind == b.kind && a.producer == b.producer &&
          a.producer_output == b.producer_output && a.shapes_computation == b.shapes_computation &&
-         a.plain_only == b.plain_only && a.range == b.range &&
+         a.plain_only == b.plain_only && a.range == b.range && a.int8_bias_shift == b.int8_bias_shift &&
          same_data(a.data, b.data);
 }
 

@@ -53,6 +53,10 @@ class Canonical {
       out_.append(reinterpret_cast<const char*>(&val.range->first), sizeof(float));
       out_.append(reinterpret_cast<const char*>(&val.range->second), sizeof(float));
     }
+    if (!val.int8_bias_shift.empty()) {   // an int8 bias correction: another int8 function
+      put_u64(0x62696173ull ^ val.int8_bias_shift.size());
+      out_.append(reinterpret_cast<const char*>(val.int8_bias_shift.data()), val.int8_bias_shift.size() * sizeof(float));
+    }
     if (val.is_constant() && !val.is_weight()) put_data(val.data);
   }
   void put_ref(ValueId v) {

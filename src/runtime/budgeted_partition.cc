@@ -16,6 +16,7 @@
 #include "tessera/error.h"
 #include "runtime/calibration_samples.h"
 #include "runtime/executor.h"
+#include "runtime/int8_bias_correction.h"
 #include "runtime/int8_calibration.h"
 #include "runtime/model_data.h"
 #include "ir/structural_hash.h"
@@ -125,7 +126,8 @@ std::vector<std::string> int8_backends(const std::vector<BackendSpec>& backends)
 Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& backends, const AccuracyBudget& budget) {
   if (!(budget.max_rel_error > 0) || int8_backends(backends).empty()) return graph;
   const PlanErrorCheck check(graph, budget);
-  return with_calibrated_ranges(graph, check.ranges(budget.calibration_ranges).ranges);
+  const std::string backend = int8_backends(backends).front();
+  return with_calibrated_ranges(graph, with_int8_bias_shifts(check.ranges(budget.calibration_ranges), graph, check.values(), backend));
 }
 
 namespace {
@@ -198,8 +200,9 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   if (!int8.empty()) {
     if (budget.calibration.size() < graph.inputs.size())
       std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real calibration inputs give truer scales\n");
-    quantization = check.ranges(budget.calibration_ranges);
-    ranged = with_calibrated_ranges(graph, quantization->ranges);
+    // One shift per anchor, from the first int8 backend (int8_bias_correction.h).
+    quantization = with_int8_bias_shifts(check.ranges(budget.calibration_ranges), graph, check.values(), int8_names.front());
+    ranged = with_calibrated_ranges(graph, *quantization);
   }
   const Graph& searched = quantization ? ranged : graph;
   // int8: the proxy adds the candidates' end-to-end errors in quadrature (see the header).

@@ -35,7 +35,7 @@
 // hashes), each int8 candidate's error is measured on the calibration data instead of random
 // inputs, and the plan records the ranges (Plan::quantization) for whoever runs it.
 //
-// Guarantee: the plan's verified error on the calibration inputs is <= E, <= 0.9 E when an int8
+// Guarantee: the plan's verified error on the calibration inputs is <= E, <= 0.8 E when an int8
 // variant is offered (verification_target; recorded in
 // Plan::accuracy), unless it is the fp32 fallback (then it is fp32's own rounding difference
 // from ref, ~1e-6, reported as it is). On other inputs it is a measurement, not a bound: held-out
@@ -99,11 +99,13 @@ class PlanErrorCheck {
 };
 
 // What a plan's verified error must stay within: E, or (1 - kInt8Margin) E when an int8 variant
-// is offered. int8's ranges are fit to the calibration inputs, so other inputs may fall outside
-// them and saturate: on held-out data an int8 plan's error runs a little above the verified one
-// (mobilenet_v2 at E = 0.01: 0.00993 verified, 0.0101 on PyTorch's reference input), which the
-// margin absorbs. bf16 has no ranges and keeps E.
-inline constexpr double kInt8Margin = 0.1;
+// is offered. int8's ranges and bias shifts (int8_bias_correction.h) are fit to the calibration
+// inputs, so other inputs may fall outside the ranges and saturate, and the shifts remove part of
+// the calibration inputs' own error: on held-out data an int8 plan's error runs above the
+// verified one (bias-corrected, one calibration sample: resnet18 at E = 0.01 0.0064 verified,
+// 0.0082 held out; mnasnet1_0 0.0090 and 0.0106 at a margin of 0.1), which the margin absorbs.
+// bf16 has no ranges and keeps E.
+inline constexpr double kInt8Margin = 0.2;
 double verification_target(double max_rel_error, bool int8_offered);
 
 // The backends among `backends` whose compiler computes in int8 (onednn_int8).

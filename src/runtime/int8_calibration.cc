@@ -22,6 +22,11 @@ std::vector<ValueId> int8_sources(const Graph& graph) {
     const Value& x = graph.value(n.inputs[0]);
     if (x.is_constant() || x.type.dtype != DType::f32) continue;
     if ((n.op == "Conv" && x.type.shape.size() == 4) || n.op == "MatMul" || n.op == "Gemm") is_source[static_cast<size_t>(n.inputs[0])] = 1;
+    // A MatMul's computed right operand (attention's K^T and V): quantized per tensor too.
+    if (n.op == "MatMul" && n.inputs.size() == 2 && n.inputs[1] != kNoValue) {
+      const Value& w = graph.value(n.inputs[1]);
+      if (!w.is_constant() && w.type.dtype == DType::f32) is_source[static_cast<size_t>(n.inputs[1])] = 1;
+    }
   }
   std::vector<ValueId> out;
   for (size_t v = 0; v < is_source.size(); ++v)

@@ -3,8 +3,10 @@
 // calibration data.
 //
 // Sources. Input 0 of every Conv with a 4-D input, MatMul and Gemm, when it is an f32 activation
-// (not a constant): the values an int8 primitive quantizes. Weights need no range: the variant
-// scales them per output channel from their own values when it runs.
+// (not a constant): the values an int8 primitive quantizes; and input 1 of a MatMul when it is
+// computed too (attention's Q·K^T and softmax·V: both operands quantized per tensor,
+// onednn_int8_act_matmul.cc). Constant weights need no range: the variant scales them per output
+// channel from their own values when it runs.
 //
 // Ranges, from ref's fp32 interpretation of the model on the calibration inputs (the one
 // PlanErrorCheck already runs), per source value v:

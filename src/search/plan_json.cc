@@ -309,7 +309,17 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
     for (size_t i = 0; i < q->ranges.size(); ++i)
       o << (i ? ",\n    " : "\n    ") << "[" << quote(q->ranges[i].first) << ", " << format_plan_number(q->ranges[i].second.first) << ", "
         << format_plan_number(q->ranges[i].second.second) << "]";
-    o << "]}";
+    o << "]";
+    if (!q->bias_shifts.empty()) {
+      o << ",\n  \"bias_shifts\": [";
+      for (size_t i = 0; i < q->bias_shifts.size(); ++i) {
+        o << (i ? ",\n    " : "\n    ") << "[" << quote(q->bias_shifts[i].first) << ", [";
+        for (size_t c = 0; c < q->bias_shifts[i].second.size(); ++c) o << (c ? ", " : "") << format_plan_number(q->bias_shifts[i].second[c]);
+        o << "]]";
+      }
+      o << "]";
+    }
+    o << "}";
   }
   if (const auto& b = plan.optimality)
     o << ",\n \"optimality\": {\"proven\": false, \"fallback\": " << quote(b->fallback)
@@ -619,6 +629,23 @@ PlanQuantization read_quantization(const nlohmann::json& q, const std::string& f
     if (graph.find_value(r[0].get<std::string>()) == kNoValue)
       throw UserError(file, at, "no value named '" + r[0].get<std::string>() + "' in the model");
     out.ranges.push_back({r[0].get<std::string>(), {static_cast<float>(lo), static_cast<float>(hi)}});
+  }
+  if (!q.contains("bias_shifts")) return out;
+  const auto& shifts = q["bias_shifts"];
+  if (!shifts.is_array()) throw UserError(file, "quantization.bias_shifts", "expected an array");
+  for (size_t i = 0; i < shifts.size(); ++i) {
+    const auto& s = shifts[i];
+    const std::string at = "quantization.bias_shifts[" + std::to_string(i) + "]";
+    if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_array() || s[1].empty())
+      throw UserError(file, at, "expected [value name, [shift per channel, ...]]");
+    const ValueId v = graph.find_value(s[0].get<std::string>());
+    if (v == kNoValue) throw UserError(file, at, "no value named '" + s[0].get<std::string>() + "' in the model");
+    std::vector<float> per_channel;
+    for (const auto& x : s[1]) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) throw UserError(file, at, "expected finite numbers");
+      per_channel.push_back(static_cast<float>(x.get<double>()));
+    }
+    out.bias_shifts.push_back({s[0].get<std::string>(), std::move(per_channel)});
   }
   return out;
 }

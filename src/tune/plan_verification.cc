@@ -142,7 +142,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
   // An int8 plan's contenders are made on the graph it was searched on (with its calibrated
   // ranges: an int8 variant's functions need them) and carry the same ranges.
   const std::optional<PlanQuantization>& quantization = outcome.plan.quantization;
-  const Graph ranged = quantization ? with_calibrated_ranges(graph, quantization->ranges) : Graph();
+  const Graph ranged = quantization ? with_calibrated_ranges(graph, *quantization) : Graph();
   const Graph& searched = quantization ? ranged : graph;
 
   std::vector<PlanContender> contenders;
@@ -158,8 +158,8 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
       const double target = verification_target(E, quantization.has_value());
       if (err > target) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g",
-                      label.c_str(), err, quantization ? "0.9 max_rel_error" : "max_rel_error", target);
+        std::snprintf(buf, sizeof buf, "%s is not a contender: end-to-end relative error %.3g > %s %g", label.c_str(), err,
+                      quantization ? "(1 - kInt8Margin) max_rel_error" : "max_rel_error", target);
         record.notes.push_back(buf);
         return;
       }

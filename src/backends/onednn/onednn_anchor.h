@@ -139,8 +139,8 @@ inline bool dense_f32(const memory::desc& md) {
   return md.get_size() == elems * sizeof(float);
 }
 
-// A new attribute with post-ops `po` and `base`'s source zero points (what an int8 anchor starts
-// with: onednn_int8_variant.cc). A fresh attribute would drop them; a copy of `base` shares its
+// A new attribute with post-ops `po` and `base`'s source zero points and output scales (what an
+// int8 anchor starts with: onednn_int8_variant.cc, onednn_int8_act_matmul.cc). A fresh attribute would drop them; a copy of `base` shares its
 // handle, and so would change the anchor's own.
 inline dnnl::primitive_attr with_post_ops(const dnnl::primitive_attr& base, const dnnl::post_ops& po) {
   dnnl::primitive_attr out;
@@ -148,6 +148,9 @@ inline dnnl::primitive_attr with_post_ops(const dnnl::primitive_attr& base, cons
   std::vector<int32_t> zero_points;
   base.get_zero_points(DNNL_ARG_SRC, mask, zero_points);
   if (!zero_points.empty() && !(zero_points.size() == 1 && zero_points[0] == 0)) out.set_zero_points(DNNL_ARG_SRC, mask, zero_points);
+  std::vector<float> scales;   // an int8 matmul of two computed operands scales its result here
+  base.get_output_scales(mask, scales);
+  if (!scales.empty() && !(scales.size() == 1 && scales[0] == 1.0f)) out.set_output_scales(mask, scales);
   out.set_post_ops(po);
   return out;
 }

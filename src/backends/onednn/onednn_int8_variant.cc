@@ -17,9 +17,14 @@
 //
 // What runs int8: a 2-D Conv (not transposed; any group count oneDNN takes) or a MatMul/Gemm
 // whose weights are a 2-D function input or constant (Gemm: alpha 1, beta 1), reading a value
-// with a range. Every other node, and an anchor oneDNN declines in int8 (the probe below), is
+// with a range; and a MatMul whose right operand is computed and ranged too (both quantized per
+// tensor: onednn_int8_act_matmul.cc). Every other node, and an anchor oneDNN declines in int8 (the probe below), is
 // built as in f32. A function with no int8 anchor is KernelUnsupported: it would be onednn under
 // another name.
+//
+// Bias correction: where the anchor's output value carries Value::int8_bias_shift (the mean error
+// of its int8 result per output channel on the calibration data: src/runtime/int8_bias_correction.h),
+// one more per-channel post-op subtracts it, right after the bias and before Relu/Clip/sum.
 //
 // Weight scales: r[o] in {1, 0.98, ..., 0.60} is the ratio whose rounding of W[o] has the least
 // squared error (MSE-optimal clipping): clipping a channel's few largest weights to a finer step
@@ -32,6 +37,7 @@
 #include <cmath>
 #include <memory>
 
+#include "backends/onednn/onednn_act_quant.h"
 #include "backends/onednn/onednn_anchor.h"
 #include "backends/onednn/onednn_int8_chain.h"
 #include "backends/onednn/onednn_weight_quant.h"
@@ -41,6 +47,8 @@ namespace tessera::onednn {
 namespace {
 
 constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
+
+std::optional<ActQuant> act_quant(const Value& v) { return v.range ? u8_quant(*v.range) : std::nullopt; }
 
 }  // namespace
 
@@ -75,6 +83,17 @@ void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8,
                     }, "host:quantize_weights"});
 }
 
+std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_channel, int64_t channels) {
+  const std::vector<float>& shift = fn_.value(y).int8_bias_shift;
+  if (shift.empty()) return std::nullopt;
+  if (static_cast<int64_t>(shift.size()) != channels)
+    throw KernelError("onednn_int8: '" + fn_.value(y).name + "' has " + std::to_string(shift.size()) + " bias shifts for " +
+                      std::to_string(channels) + " channels");
+  memory m = new_mem(plain_md(per_channel));   // written here, only read by steps: the memory plan leaves it put
+  std::copy(shift.begin(), shift.end(), static_cast<float*>(m.get_data_handle()));
+  return m;
+}
+
 bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -87,9 +106,11 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const ConvGeometry geo = conv_geometry(node, xs, ws, ys, false);
   const int64_t O = ys[1];
   const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end()), per_oc{1, O, 1, 1};
+  const bool has_shift = !fn_.value(node.outputs[0]).int8_bias_shift.empty();
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_oc));
   if (b != kNoValue) po.append_binary(algorithm::binary_add, plain_md(per_oc));
+  if (has_shift) po.append_binary(algorithm::binary_sub, plain_md(per_oc));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
@@ -107,6 +128,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   }
   if (probe_only) return true;
   computes_in_int8_ = true;
+  const std::optional<memory> shift = bias_shift(node.outputs[0], per_oc, O);
   auto wire = [&](const auto& pd) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, int8_source(x, pd.src_desc(), q->scale, q->zero_point)}};
     memory scales = new_mem(plain_md(per_oc)), weights;
@@ -115,6 +137,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
+    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
     return args;
   };
   // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
@@ -129,6 +152,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
 bool OnednnProgram::build_matmul_int8(size_t n) {
   const Node& node = fn_.nodes[n];
   const ValueId a = node.inputs[0], b = node.inputs[1];
+  if (fn_.value(b).range) return build_act_matmul_int8(n);   // a computed right operand (onednn_int8_act_matmul.cc)
   const Value &av = fn_.value(a), &bv = fn_.value(b);
   const std::optional<ActQuant> q = act_quant(av);
   if (!q || bv.kind == ValueKind::Intermediate || bv.type.dtype != DType::f32 || bv.type.shape.size() != 2) return false;
@@ -165,10 +189,12 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   b_strides[rank - 1] = trans_b ? K : 1;
   Dims per_n(rank, 1);
   per_n.back() = N;
+  const std::optional<memory> shift = bias_shift(node.outputs[0], per_n, N);
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_n));
   const Dims cd = c != kNoValue ? padded(fn_.value(c).type.shape, rank) : Dims{};
   if (c != kNoValue) po.append_binary(algorithm::binary_add, plain_md(cd));
+  if (shift) po.append_binary(algorithm::binary_sub, plain_md(per_n));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
@@ -192,6 +218,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
+    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(c != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
     return args;
   });
   return true;

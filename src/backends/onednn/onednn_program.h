@@ -252,6 +252,10 @@ class OnednnProgram {
   bool u8_in_place(size_t n, ValueId residual, const memory::desc& dst) const;
   template <typename MakePd, typename Wire>
   void finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory::data_type& dst_type, MakePd&& make_pd, Wire&& wire, ValueId end);
+  bool build_act_matmul_int8(size_t n);   // both operands computed and ranged (onednn_int8_act_matmul.cc)
+  // y's int8 bias shift (Value::int8_bias_shift) as a constant post-op operand of dims
+  // `per_channel`, or nullopt where y has none; KernelError when its length is not `channels`.
+  std::optional<memory> bias_shift(ValueId y, const Dims& per_channel, int64_t channels);
   // `from` (f32) quantized to u8 in layout `want` by a reorder step: round(x / scale) + zero_point.
   memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   // A host step that quantizes weights w per channel into `weights` (layout `want`, through
