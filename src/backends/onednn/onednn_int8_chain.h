@@ -36,25 +36,13 @@
 #include <cmath>
 #include <optional>
 
+#include "backends/onednn/onednn_act_quant.h"
 #include "backends/onednn/onednn_anchor.h"
 
 namespace tessera::onednn {
 
-// u8 quantization of a range: scale and zero point, the range widened to hold 0.
-struct ActQuant {
-  float scale = 1.0f;
-  int32_t zero_point = 0;
-};
-
-inline std::optional<ActQuant> act_quant(const Value& v) {
-  if (!v.range) return std::nullopt;
-  const float lo = std::min(v.range->first, 0.0f), hi = std::max(v.range->second, 0.0f);
-  if (!(hi - lo > 1e-30f) || !std::isfinite(hi - lo)) return std::nullopt;
-  ActQuant q;
-  q.scale = (hi - lo) / 255.0f;
-  q.zero_point = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / q.scale), 0.0f, 255.0f));
-  return q;
-}
+// A value's u8 quantization (onednn_act_quant.h), nullopt where it has no usable range.
+inline std::optional<ActQuant> act_quant(const Value& v) { return v.range ? u8_quant(*v.range) : std::nullopt; }
 
 // `po` (a kept value's chain in real units) with its `sum` entry reading the dst's old contents
 // as u8 at (sum_scale, sum_zero_point), and a final * 1 / out_scale; nullopt where oneDNN would

@@ -48,8 +48,6 @@ namespace {
 
 constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
 
-std::optional<ActQuant> act_quant(const Value& v) { return v.range ? u8_quant(*v.range) : std::nullopt; }
-
 }  // namespace
 
 memory OnednnProgram::quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point) {
