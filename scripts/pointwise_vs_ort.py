@@ -11,7 +11,10 @@ lands in whichever family is largest, which is usually the 1x1 convs. This scrip
 
 - tessera: `tessera run --plan PLAN --profile --repeat N` with DNNL_VERBOSE=1; each primitive's
   median over the N profiled runs (the log's periodic tail, as profile_vs_ort.onednn_runs finds
-  it), with its implementation, layouts and post-ops from the same log line.
+  it), with its implementation, layouts and post-ops from the same log line. A 1x1 conv run as a
+  matmul of pixel rows (onednn_pointwise.cc) is a 2-D matmul [P, C] x [C, O]; its image is
+  taken as square (H = sqrt(P)); a matmul with another row count (a classifier's one row is
+  H = 1) matches only an ORT conv of that key.
 - ORT: bench/peer/ort_bench.js --profile (or --ort-profile, a profile written before), ORT's own
   per-node medians after its graph optimizations.
 
@@ -25,6 +28,7 @@ compare rows of one invocation, and repeat it to see what holds.
 import argparse
 import collections
 import json
+import math
 import os
 import re
 import statistics
@@ -83,6 +87,20 @@ def pointwise_key(desc):
     return (padded(ic), ih, padded(oc), sh)
 
 
+MATMUL = re.compile(r"(?:^|,)(\d+)x(\d+):(\d+)x(\d+):(\d+)x(\d+)$")
+
+
+def matmul_key(desc):
+    """The key of a pointwise conv oneDNN ran as a matmul of pixel rows ([P, C] x [C, O], P = H*H
+    pixels of a square image: onednn_pointwise.cc), else None (other shapes, batched matmuls)."""
+    m = MATMUL.search(desc.strip())
+    if not m:
+        return None
+    rows, k, _, n = (int(m.group(i)) for i in (1, 2, 3, 4))
+    h = math.isqrt(rows)
+    return (padded(k), h, padded(n), 1) if h * h == rows else None
+
+
 def tessera_rows(execs, repeat):
     """The 1x1 convolutions of one run, in order: (key, median ms, implementation, post-ops, src, dst)."""
     runs = last_runs(execs, repeat)
@@ -90,7 +108,7 @@ def tessera_rows(execs, repeat):
         raise RuntimeError("oneDNN's verbose log had no periodic tail")
     rows = []
     for j, (kind, impl, rest, _) in enumerate(runs[0]):
-        key = pointwise_key(rest) if kind == "convolution" else None
+        key = pointwise_key(rest) if kind == "convolution" else matmul_key(rest) if kind == "matmul" else None
         if key is None:
             continue
         post = re.search(r"attr-post-ops:(\S*)", rest)

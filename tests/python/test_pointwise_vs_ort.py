@@ -26,6 +26,9 @@ def test_keys():
     check(pw.pointwise_key(GROUPED % "0.1") is None, "a grouped 3x3 is not a 1x1 conv")
     strided = (CONV % "0.1").replace("ih7oh7kh1sh1", "ih14oh7kh1sh2")
     check(pw.pointwise_key(strided) == (448, 14, 448, 2), "a strided 1x1 conv's key")
+    mm = "onednn_verbose,exec,cpu,matmul,brg:avx512_core,undef,src_f32::blocked:ab:f0,attr-post-ops:sum ,,49x440:440x440:49x440,0.09"
+    check(pw.matmul_key(pw.verbose_execs([mm])[0][2]) == (448, 7, 448, 1), "a pointwise conv run as a matmul")
+    check(pw.matmul_key("1x2x3x4:1x2x4x5:1x2x3x5") is None, "a batched matmul is no pointwise conv")
 
 
 def test_runs():
