@@ -274,9 +274,9 @@ class OnednnProgram {
   // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
   // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops. `out` is
   // the value the anchor computes (default: node n's output; a group's last value).
-  template <typename MakePd, typename Wire>
   // `kept_as`: the layout the value is kept in when the primitive's dst desc shows the same bytes
   // with other dims (a pointwise conv as a matmul, onednn_pointwise.cc).
+  template <typename MakePd, typename Wire>
   void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out = kNoValue,
                      const std::optional<memory::desc>& kept_as = std::nullopt);
 
