@@ -284,7 +284,8 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
 }
 
 template <typename MakePd, typename Wire>
-void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out_value) {
+void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out_value,
+                                  const std::optional<memory::desc>& kept_as) {
   const Node& node = fn_.nodes[n];
   using Pd = decltype(make_pd(attr));
   std::optional<Pd> pd;
@@ -329,28 +330,37 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   }
   std::unordered_map<int, memory> args = wire(*pd);
   for (auto& [idx, m] : binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
+  // `kept_as`: the value lives in that layout and the primitive writes it through its own dst
+  // desc over the same bytes (a pointwise conv run as a matmul: nhwc seen as [H*W, O] rows).
+  const memory::desc value_md = kept_as ? *kept_as : pd->dst_desc();
   memory dst;
-  if (sum_source != kNoValue && residual_in_place(n, sum_source, out, pd->dst_desc())) {
+  const bool in_place = sum_source != kNoValue && residual_in_place(n, sum_source, out, value_md);
+  if (in_place) {
     // The kernel accumulates into the residual's own buffer (seen with the GEMM's rows where
     // those are its dims, build_matmul).
     const memory own = value_mem(sum_source);
-    dst = own.get_desc() == pd->dst_desc() ? own : memory(pd->dst_desc(), engine_, own.get_data_handle());
-    mem_[static_cast<size_t>(out)] = own.get_desc() == pd->dst_desc() ? dst : memory(plain_md(dims_of(out)), engine_, own.get_data_handle());
+    dst = own.get_desc() == value_md ? own : memory(value_md, engine_, own.get_data_handle());
+    mem_[static_cast<size_t>(out)] = own.get_desc() == value_md ? dst : memory(plain_md(dims_of(out)), engine_, own.get_data_handle());
   } else {
-    dst = dst_mem(out, pd->dst_desc());
-    // The sum post-op adds the residual; a dst with other dims than the value (a MatMul's folded
-    // rows, plain) reads it through a plain view with the dst's dims.
-    if (sum_source != kNoValue)
-      add_reorder(dst.get_desc().dims() == dims_of(sum_source) ? value_mem(sum_source) : view_mem(sum_source, dst.get_desc()), dst);
+    dst = dst_mem(out, value_md);
   }
-  args[DNNL_ARG_DST] = dst;
+  // A value bound per run or stored another way (a Concat's slab) gets the rows written into a
+  // buffer of its own first, then copied.
+  memory target = dst;
+  if (kept_as && (dst.get_data_handle() == nullptr || !(dst.get_desc() == *kept_as))) target = new_mem(*kept_as);
+  // The sum post-op adds the residual; a dst with other dims than the value (a MatMul's folded
+  // rows, plain) reads it through a plain view with the dst's dims.
+  if (sum_source != kNoValue && !in_place)
+    add_reorder(target.get_desc().dims() == dims_of(sum_source) ? value_mem(sum_source) : view_mem(sum_source, target.get_desc()), target);
+  args[DNNL_ARG_DST] = kept_as ? memory(pd->dst_desc(), engine_, target.get_data_handle()) : target;
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
   if (pass) {
-    const auto n = static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float));
+    const auto n = static_cast<int64_t>(target.get_desc().get_size() / sizeof(float));
     const HostEltwise op = *pass;
-    steps_.push_back({{}, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}}, [op, dst, n] { eltwise_in_place(op, static_cast<float*>(dst.get_data_handle()), n); },
+    steps_.push_back({{}, {{DNNL_ARG_SRC, target}, {DNNL_ARG_DST, target}}, [op, target, n] { eltwise_in_place(op, static_cast<float*>(target.get_data_handle()), n); },
                       op == HostEltwise::silu ? "host:silu" : "host:gelu_erf"});
   }
+  if (target.get() != dst.get()) add_reorder(target, dst);
 }
 
 }  // namespace tessera::onednn

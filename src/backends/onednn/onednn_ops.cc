@@ -145,6 +145,7 @@ dnnl::convolution_forward::primitive_desc OnednnProgram::conv_pd(const ConvOpera
 }
 
 void OnednnProgram::build_forward_conv(size_t n, const ConvOperands& c) {
+  if (pointwise_as_matmul(c)) return build_pointwise_matmul(n, c);
   const std::vector<ConvTry> tries = conv_tries(n, c);
   dnnl::primitive_attr attr;
   finish_anchor(n, attr, [&](const dnnl::primitive_attr& a) {

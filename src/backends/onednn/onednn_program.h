@@ -188,6 +188,13 @@ class OnednnProgram {
   dnnl::convolution_forward::primitive_desc conv_pd(const ConvOperands& c, const ConvTry& t, const dnnl::primitive_attr& a) const;
   void build_forward_conv(size_t n, const ConvOperands& c);
   void build_deconv(size_t n, const ConvOperands& c);
+  // A pointwise conv over nhwc as one matmul of pixel rows (onednn_pointwise.cc): its rows
+  // N*H*W when the conv is pointwise (1x1, stride 1, no padding, f32) over a dense nhwc source
+  // with an address; whether it runs so (at most kPointwiseMatmulRows rows); the builder.
+  static constexpr int64_t kPointwiseMatmulRows = 64;
+  std::optional<int64_t> pointwise_rows(const ConvOperands& c) const;
+  bool pointwise_as_matmul(const ConvOperands& c) const;
+  void build_pointwise_matmul(size_t n, const ConvOperands& c);
   std::unordered_map<int, memory> conv_args(const ConvOperands& c, const memory::desc& src, const memory::desc& weights);
   // Where channel blocks start (onednn_blocks.cc).
   // Whether channel blocks started at depthwise conv n would last: every path from its output,
@@ -306,8 +313,11 @@ class OnednnProgram {
   // make_pd(attr) creates the primitive descriptor (throws dnnl::error when oneDNN declines);
   // wire(pd) returns the source/weights arguments; `attr` may carry initial post-ops. `out` is
   // the value the anchor computes (default: node n's output; a group's last value).
+  // `kept_as`: the layout the value is kept in when the primitive's dst desc shows the same bytes
+  // with other dims (a pointwise conv as a matmul, onednn_pointwise.cc).
   template <typename MakePd, typename Wire>
-  void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out = kNoValue);
+  void finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out = kNoValue,
+                     const std::optional<memory::desc>& kept_as = std::nullopt);
 
  public:
   // Eltwise algorithms for an op, or nullopt when the op is not eltwise (onednn_eltwise.cc). A

@@ -4,10 +4,12 @@
 // many output channels) or where the scaled value has another reader.
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
+#include "onednn_implementations.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
+using tessera::testing::count_prefix;
 using I = std::vector<int64_t>;
 
 namespace {
@@ -49,6 +51,9 @@ TEST_CASE("onednn scale fold: an SE block's Mul becomes the projection's weights
     se_block(b, 48, 28, 24, hard);
     check_against_ref("onednn", b.g, 1e-4);
     CHECK(binaries_over(b.g, {1, 48, 28, 28}) == 0);
+    // The 1x1 projection's W * s per run: oneDNN's jit kernel over [O, C] x [1, C], not ref:any.
+    CHECK(count_prefix(b.g, "binary:ref") == 0);
+    CHECK(count_prefix(b.g, "binary:") == 1);
   }
 }
 
