@@ -283,6 +283,22 @@ ValueId OnednnProgram::fuse_chain(size_t anchor, ValueId value, ValueId& sum_sou
   return value;
 }
 
+template <typename MakePd, typename Pd>
+ValueId OnednnProgram::fuse_keeping_impl(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr,
+                                         std::vector<std::pair<int, memory>>& binary_args, MakePd& make_pd, std::optional<Pd>& pd,
+                                         const std::string& bare_impl) {
+  return fuse_chain(anchor, value, sum_source, attr, binary_args, [&](const dnnl::primitive_attr& a) {
+    try {
+      Pd trial = make_pd(a);
+      if (trial.impl_info_str() != bare_impl) return false;
+      pd = std::move(trial);
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  });
+}
+
 template <typename MakePd, typename Wire>
 void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& make_pd, Wire&& wire, ValueId out_value,
                                   const std::optional<memory::desc>& kept_as) {
@@ -303,16 +319,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   std::vector<std::pair<int, memory>> binary_args;
   const ValueId chain_start = out_value != kNoValue ? out_value : node.outputs[0];
   ValueId sum_source = kNoValue;
-  const ValueId out = fuse_chain(n, chain_start, sum_source, attr, binary_args, [&](const dnnl::primitive_attr& a) {
-    try {
-      Pd trial = make_pd(a);
-      if (trial.impl_info_str() != bare_impl) return false;
-      pd = std::move(trial);
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  });
+  const ValueId out = fuse_keeping_impl(n, chain_start, sum_source, attr, binary_args, make_pd, pd, bare_impl);
   // A SiLU or erf-GELU that ends the chain runs as the host pass instead (onednn_host_eltwise.h:
   // oneDNN's post-op costs about twice Eigen's), where the anchor keeps its implementation and
   // its dst layout without it and writes dense memory.

@@ -83,16 +83,7 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
   const std::string bare_impl = pd->impl_info_str();
   std::vector<std::pair<int, memory>> binary_args;
   ValueId sum_source = kNoValue;
-  const ValueId out = fuse_chain(n, fn_.nodes[n].outputs[0], sum_source, attr, binary_args, [&](const dnnl::primitive_attr& a) {
-    try {
-      Pd trial = make_pd(a);
-      if (trial.impl_info_str() != bare_impl) return false;
-      pd = std::move(trial);
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  });
+  const ValueId out = fuse_keeping_impl(n, fn_.nodes[n].outputs[0], sum_source, attr, binary_args, make_pd, pd, bare_impl);
   // The u8 destination, where the chain ended as predicted and oneDNN keeps its implementation.
   std::optional<ActQuant> kept;
   const auto residual = sum_source != kNoValue ? u8_of_.find(sum_source) : u8_of_.end();

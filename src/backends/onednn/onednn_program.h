@@ -178,6 +178,13 @@ class OnednnProgram {
   template <typename TryPd>
   ValueId fuse_chain(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr, std::vector<std::pair<int, memory>>& binary_args,
                      TryPd&& try_pd);
+  // fuse_chain for an anchor whose bare primitive descriptor is `pd`, with implementation
+  // `bare_impl`: a post-op is fused only where oneDNN keeps that implementation, and `pd` becomes
+  // the fused descriptor (finish_anchor says why).
+  template <typename MakePd, typename Pd>
+  ValueId fuse_keeping_impl(size_t anchor, ValueId value, ValueId& sum_source, dnnl::primitive_attr& attr,
+                            std::vector<std::pair<int, memory>>& binary_args, MakePd& make_pd, std::optional<Pd>& pd,
+                            const std::string& bare_impl);
 
   // --- one builder per op family (onednn_ops.cc) ---
   void build_conv(size_t n, bool transposed);
