@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include "backends/onednn/int8_test_inputs.h"
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/ref/interpreter.h"
@@ -19,6 +20,8 @@
 #include "runtime/int8_calibration.h"
 
 using namespace tessera;
+using tessera::testing::inputs_of;
+using tessera::testing::ref_values;
 using tessera::testing::FunctionBuilder;
 
 namespace {
@@ -36,18 +39,6 @@ Graph attention() {
   Graph g = std::move(b.g);
   g.opset = 17;
   return g;
-}
-
-std::vector<HostTensor> inputs_of(const Graph& g, uint64_t seed) {
-  std::vector<HostTensor> in;
-  for (size_t i = 0; i < g.inputs.size(); ++i) in.push_back(HostTensor::random(g.value(g.inputs[i]).type, seed + i));
-  return in;
-}
-
-std::vector<HostTensor> ref_values(const Graph& g, const std::vector<HostTensor>& in) {
-  std::map<ValueId, HostTensor> bindings;
-  for (size_t i = 0; i < g.inputs.size(); ++i) bindings[g.inputs[i]] = in[i];
-  return interpret(g, make_ref_kernels(), bindings);
 }
 
 HostTensor run(CompiledFunction& f, const Graph& g, const std::vector<HostTensor>& in) {

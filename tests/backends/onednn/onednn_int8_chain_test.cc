@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "backends/onednn/int8_test_inputs.h"
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
@@ -22,6 +23,8 @@
 #include "runtime/int8_calibration.h"
 
 using namespace tessera;
+using tessera::testing::inputs_of;
+using tessera::testing::ref_values;
 using tessera::testing::FunctionBuilder;
 using I = std::vector<int64_t>;
 
@@ -31,18 +34,6 @@ const Shape kShape{1, 16, 14, 14};
 
 ValueId conv(FunctionBuilder& b, ValueId x, const std::string& n) {
   return b.node("Conv", {x, b.input("w" + n, {16, 16, 3, 3}), b.input("b" + n, {16})}, kShape, {{"pads", I{1, 1, 1, 1}}});
-}
-
-std::vector<HostTensor> inputs_of(const Graph& g, uint64_t seed) {
-  std::vector<HostTensor> in;
-  for (size_t i = 0; i < g.inputs.size(); ++i) in.push_back(HostTensor::random(g.value(g.inputs[i]).type, seed + i));
-  return in;
-}
-
-std::vector<HostTensor> ref_values(const Graph& g, const std::vector<HostTensor>& in) {
-  std::map<ValueId, HostTensor> bindings;
-  for (size_t i = 0; i < g.inputs.size(); ++i) bindings[g.inputs[i]] = in[i];
-  return interpret(g, make_ref_kernels(), bindings);
 }
 
 Graph ranged(const Graph& g) { return with_calibrated_ranges(g, calibrate_ranges(g, ref_values(g, inputs_of(g, 1)), "minmax").ranges); }

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/onednn/int8_test_inputs.h"
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
@@ -30,6 +31,8 @@
 #include "tessera/plan.h"
 
 using namespace tessera;
+using tessera::testing::inputs_of;
+using tessera::testing::ref_values;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::Process;
 using tessera::testing::run_command;
@@ -78,18 +81,6 @@ Graph mobilenet_units() {
   y = conv(y, 96, 96, 3, 2, 96, 8, true, "4");
   b.output(conv(y, 96, 24, 1, 1, 1, 8, false, "5"));
   return std::move(b.g);
-}
-
-std::vector<HostTensor> inputs_of(const Graph& g, uint64_t seed) {
-  std::vector<HostTensor> in;
-  for (size_t i = 0; i < g.inputs.size(); ++i) in.push_back(HostTensor::random(g.value(g.inputs[i]).type, seed + i));
-  return in;
-}
-
-std::vector<HostTensor> ref_values(const Graph& g, const std::vector<HostTensor>& in) {
-  std::map<ValueId, HostTensor> bindings;
-  for (size_t i = 0; i < g.inputs.size(); ++i) bindings[g.inputs[i]] = in[i];
-  return interpret(g, make_ref_kernels(), bindings);
 }
 
 double int8_error(const Graph& ranged, const std::vector<HostTensor>& in) {
