@@ -11,9 +11,16 @@
 //
 //   matmul (post-ops ..., gelu_erf)  ->  matmul (post-ops ...) ; eltwise_in_place(gelu_erf, dst)
 //
+// The SiLU pass itself, on AVX-512 (onednn_host_eltwise.cc): exp(-x) as 2^k times a degree-5
+// polynomial in f = t - round(t), then x / (1 + exp(-x)): 13 vector ops per 16 values against
+// Eigen's rational logistic (a degree-9/10 quotient plus its small-x branch), 0.165 against 0.213
+// ms for 1.2 M values on AMD EPYC (Zen 4/5, one thread), within 2e-6 of x * sigmoid(x)
+// (relative, every x; Eigen's logistic is within 4e-5). Without AVX-512 the pass is Eigen's.
+//
 // What it needs: the memory is dense (no view into a larger buffer), in any layout: both ops are
-// elementwise and map 0 to 0, so channel blocks' zero padding stays zero. Precision: Eigen's
-// logistic is within 4e-5 (relative) of the exact one above |x| = 1e-3; its erf within 1e-6.
+// elementwise and map 0 to 0, so channel blocks' zero padding stays zero. Precision: the
+// SiLU as above (Eigen's logistic, without AVX-512: within 4e-5 relative above |x| = 1e-3);
+// Eigen's erf within 1e-6.
 //
 // This header exposes only std types: the .cc is built with -march=native (TESSERA_NATIVE), the
 // rest of the backend is not (see src/backends/CMakeLists.txt).
