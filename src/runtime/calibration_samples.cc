@@ -38,6 +38,9 @@ std::vector<std::map<std::string, HostTensor>> calibration_samples(const Graph& 
     first = name;
     per_input[name] = k;
   }
+  if (K == 1)   // an input seeded random: several seeded samples
+    for (ValueId in : graph.inputs)
+      if (!calibration.count(graph.value(in).name)) K = kSeededSamples;
   std::vector<std::map<std::string, HostTensor>> out(static_cast<size_t>(K));
   for (const auto& [name, t] : calibration) {
     if (!per_input.count(name)) {   // one sample (or a mismatch model_inputs reports): the same in every sample

@@ -8,6 +8,9 @@
 // dtype, rank and trailing dimensions match and whose first dimension is K times the input's holds
 // K samples. Inputs that hold several must hold the same K; an input given as one sample is the
 // same in every sample; inputs not given are seeded random, with seed `seed + k` for sample k.
+// When some input is seeded random and no file stacks samples, there are kSeededSamples samples
+// (not one): the seeded inputs differ between them, the given ones are the same in each. Seeded
+// samples cost nothing to draw, and one of them is one draw of a noisy error (below).
 //
 // Why: one input is a noisy measurement of a plan's error. On models whose int8 error is
 // dominated by where values fall against rounding boundaries (efficientnet_b0 with random weights:
@@ -26,8 +29,11 @@
 
 namespace tessera {
 
+// How many samples seeded random inputs give when no file stacks several (see above).
+inline constexpr int64_t kSeededSamples = 4;
+
 // The samples in `calibration` (input name -> data), each a map of the given inputs at the model's
-// own types, in order. Never empty: no calibration is one sample of nothing given. A file that
+// own types, in order. Never empty: with an input not given and no file stacking several, kSeededSamples. A file that
 // fits neither form is passed on whole (model_inputs then names the type mismatch); different K
 // across inputs is UserError::option("calibration", ...).
 std::vector<std::map<std::string, HostTensor>> calibration_samples(const Graph& graph,

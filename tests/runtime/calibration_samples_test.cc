@@ -40,7 +40,12 @@ TEST_CASE("calibration_samples: K samples stacked along axis 0, one sample as it
       CHECK(at(s[static_cast<size_t>(k)].at("x"), 0) == static_cast<float>(k * n));
     }
   }
-  SECTION("nothing given: one sample of nothing") { CHECK(calibration_samples(g, {}).size() == 1); }
+  SECTION("nothing given: kSeededSamples samples of nothing") {
+    const auto s = calibration_samples(g, {});
+    CHECK(s.size() == static_cast<size_t>(kSeededSamples));
+    CHECK(kSeededSamples >= 4);
+    for (const auto& sample : s) CHECK(sample.empty());
+  }
   SECTION("a file that fits neither form is passed on whole") {
     const auto s = calibration_samples(g, {{"x", counting({3, 8, 16, 15}, 0)}});
     REQUIRE(s.size() == 1);
@@ -60,6 +65,47 @@ TEST_CASE("calibration_samples: inputs with different sample counts are a user e
   const auto s = calibration_samples(g, {{"x", counting({2, 8, 16, 16}, 0)}, {"y2", counting({1, 4}, 7)}});
   REQUIRE(s.size() == 2);
   CHECK(at(s[1].at("y2"), 0) == 7.0f);   // one sample of y2, in every sample
+}
+
+TEST_CASE("calibration_samples: an input seeded random gives several samples, the given one the same in each") {
+  Graph g = load_model("data/models/conv_block.json");
+  Value y;
+  y.name = "y2";
+  y.type = TensorType{DType::f32, {1, 4}};
+  y.kind = ValueKind::Input;
+  g.inputs.push_back(g.add_value(y));
+  const auto s = calibration_samples(g, {{"x", counting({1, 8, 16, 16}, 3)}});
+  REQUIRE(s.size() == static_cast<size_t>(kSeededSamples));
+  for (const auto& sample : s) {
+    CHECK(at(sample.at("x"), 0) == 3.0f);
+    CHECK(!sample.count("y2"));   // seeded: seed + k for sample k (model_inputs)
+  }
+  // Every input given, one sample each: one sample, as given.
+  CHECK(calibration_samples(g, {{"x", counting({1, 8, 16, 16}, 3)}, {"y2", counting({1, 4}, 0)}}).size() == 1);
+}
+
+TEST_CASE("PlanErrorCheck: seeded calibration verifies on several different samples") {
+  const Graph g = load_model("data/models/conv_block.json");
+  AccuracyBudget seeded;
+  seeded.max_rel_error = 0.01;
+  const PlanErrorCheck check(g, seeded);
+  CHECK(check.samples() == static_cast<size_t>(kSeededSamples));
+}
+
+TEST_CASE("sample_bound: the largest sample error, raised by the samples' spread") {
+  CHECK(sample_bound({}) == 0.0);
+  CHECK(sample_bound({0.004}) == 0.004);
+  CHECK(sample_bound({0.005, 0.005, 0.005}) == Approx(0.005));
+  // efficientnet_b0's three draws and one more: mean 0.00868, sd 0.00148; mean + 2 sd 0.01164 > the largest.
+  const std::vector<double> e{0.00726, 0.00896, 0.0107, 0.0078};
+  const double mean = (0.00726 + 0.00896 + 0.0107 + 0.0078) / 4;
+  double ss = 0;
+  for (double x : e) ss += (x - mean) * (x - mean);
+  CHECK(sample_bound(e) == Approx(mean + kSampleSpread * std::sqrt(ss / 3)));
+  CHECK(sample_bound(e) > 0.0107);
+  // One far-off sample: the largest stays the bound where it exceeds mean + 2 sd.
+  CHECK(sample_bound({0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.02}) == 0.02);
+  CHECK(std::isinf(sample_bound({0.001, INFINITY})));
 }
 
 TEST_CASE("PlanErrorCheck: the int8 ranges span every sample") {
