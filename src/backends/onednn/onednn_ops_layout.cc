@@ -149,6 +149,7 @@ void OnednnProgram::build_layout_op(size_t n) {
 }
 
 void OnednnProgram::copy_window(ValueId x, ValueId y, const Dims& offsets) {
+  if (window_view(x, y, offsets)) return;   // only layout ops read it: a view (onednn_operand_views.cc)
   const Dims xd = dims_of(x), yd = dims_of(y);
   memory base = value_mem(x);
   memory::desc window;
@@ -305,7 +306,9 @@ void OnednnProgram::build_transpose(size_t n) {
       return;
     }
   }
-  const memory dst = dst_mem(out, plain_md(yd));
+  // K^T for a MatMul: written with its last two dims swapped, read as B in that layout.
+  const std::optional<memory::desc> b_layout = out == node.outputs[0] ? b_operand_layout(out, yd, ystrides) : std::nullopt;
+  const memory dst = dst_mem(out, b_layout ? *b_layout : plain_md(yd));
   add_reorder(src, dst);
 }
 
