@@ -19,8 +19,10 @@
 //   as fast as plain (oneDNN 2.6, [3, 197, 64] x [3, 64, 197]: 65 against 64-68 us).
 //
 // What must hold: the window's input lives in memory this function owns (not a boundary value
-// bound per run) in a layout without blocks; the view is never written (its readers are layout
-// ops, which only read; residual_in_place refuses a residual with an earlier layout-op reader).
+// bound per run) in a layout without blocks; the view is never written: its readers are layout
+// ops, which only read, and a Transpose of it (or of a Reshape of it) always copies, never
+// becomes a relabelling view that a later step could sum a residual into in place
+// (window_views_, build_transpose).
 // A Reshape whose strides cannot follow the view makes its plain copy (view_mem), as before.
 #include "backends/onednn/onednn_anchor.h"
 
@@ -66,6 +68,7 @@ bool OnednnProgram::window_view(ValueId x, ValueId y, const Dims& offsets) {
   for (size_t i = 0; i < rank; ++i) plain = plain && (yd[i] == 1 || strides[i] == plain_strides[i]);
   const memory::desc md = plain ? plain_md(yd) : memory::desc(yd, f32, strides);
   mem_[static_cast<size_t>(y)] = memory(md, engine_, static_cast<float*>(base.get_data_handle()) + start);
+  window_views_[y] = true;
   return true;
 }
 

@@ -354,6 +354,7 @@ class OnednnProgram {
   FunctionFrame frame_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::unordered_map<ValueId, bool> window_views_;        // windows seen in place, and Reshapes of them (window_view)
   std::vector<std::optional<memory>> plain_of_;           // by ValueId: its plain copy, when mem_ is not plain
   std::vector<std::vector<memory>> converted_;            // by ValueId: its copies in other layouts (as_layout)
   std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)

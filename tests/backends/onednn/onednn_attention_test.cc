@@ -75,6 +75,18 @@ TEST_CASE("onednn: attention's head split reads the projection in place; K^T is 
   b.output(b.node("Relu", {s}, {4, 8}));
   b.output(b.node("Transpose", {b.node("Slice", {y, ints(b, {0}), ints(b, {8}), ints(b, {1})}, {4, 8})}, {8, 4}, {{"perm", I{1, 0}}}));
   check_against_ref("onednn", b.g);
+  // A window whose Transpose only moves a size-1 axis, summed into a MatMul's result, while its
+  // source is read again later: the Transpose copies (a relabelling view could be summed into in
+  // place, writing into the source's bytes).
+  FunctionBuilder r;
+  const ValueId rx = r.input("x", {6, 1, 8}), rw = r.input("w", {8, 8}), rw2 = r.input("w2", {8, 8});
+  const ValueId ry = r.node("MatMul", {rx, rw}, {6, 1, 8});
+  const ValueId win = r.node("Slice", {ry, ints(r, {0}), ints(r, {3}), ints(r, {0})}, {3, 1, 8});
+  const ValueId moved = r.node("Transpose", {win}, {1, 3, 8}, {{"perm", I{1, 0, 2}}});
+  const ValueId z = r.node("MatMul", {r.input("a", {1, 3, 8}), rw2}, {1, 3, 8});
+  r.output(r.node("Add", {z, moved}, {1, 3, 8}));
+  r.output(r.node("Relu", {ry}, {6, 1, 8}));
+  check_against_ref("onednn", r.g);
 }
 
 // Softmax over the last axis: the host pass where it is compiled in (AVX-512), one per Softmax,
