@@ -207,7 +207,7 @@ void OnednnProgram::build_matmul(size_t n) {
   memory::desc a_md, b_md, bias_md;
   Dims yd;
   ValueId c = kNoValue;
-  bool gemm2d = false;
+  bool gemm2d = false, swapped_b = false;
   if (node.op == "Gemm") {
     if (attr_float(node.attrs, "alpha", 1.0) != 1.0) unsupported(node, "alpha != 1");
     const bool ta = attr_int(node.attrs, "transA", 0) != 0, tb = attr_int(node.attrs, "transB", 0) != 0;
@@ -242,6 +242,10 @@ void OnednnProgram::build_matmul(size_t n) {
     }
     a_md = plain_md(folded);
     b_md = plain_md(bd);
+    // B written by its Transpose with the last two dims swapped (K^T, onednn_operand_views.cc):
+    // read in that layout, no copy back to plain.
+    swapped_b = !gemm2d && bs.size() == rank && stored_swapped(b, bd);
+    if (swapped_b) b_md = value_mem(b).get_desc();
     // Against constant weights (a function input or constant 2-D B), a GEMM of rank 2: [rows, K] x
     // [K, N]. oneDNN 2.x's brgemm matmul lays out weights of format any in its blocks (BA16a64b,
     // reordered once, onednn_program.cc's weights_mem) only at rank 2; at rank 3 and 4 it keeps
@@ -272,7 +276,7 @@ void OnednnProgram::build_matmul(size_t n) {
     auto d = c != kNoValue ? dnnl::matmul::desc(a_ct, w, bias_md, plain_md(yd)) : dnnl::matmul::desc(a_ct, w, plain_md(yd));
     return dnnl::matmul::primitive_desc(d, at, engine_);
   }, [&](const auto& pd) {
-    const memory weights = const_b ? weights_mem(b, b_md, pd.weights_desc()) : compute_src(b, b_md, b_ct);
+    const memory weights = const_b ? weights_mem(b, b_md, pd.weights_desc()) : (swapped_b ? value_mem(b) : compute_src(b, b_md, b_ct));
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, compute_src(a, a_md, a_ct)}, {DNNL_ARG_WEIGHTS, weights}};
     if (c != kNoValue) args[DNNL_ARG_BIAS] = view_mem(c, bias_md);
     return args;

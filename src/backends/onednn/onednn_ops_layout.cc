@@ -149,6 +149,7 @@ void OnednnProgram::build_layout_op(size_t n) {
 }
 
 void OnednnProgram::copy_window(ValueId x, ValueId y, const Dims& offsets) {
+  if (window_view(x, y, offsets)) return;   // only layout ops read it: a view (onednn_operand_views.cc)
   const Dims xd = dims_of(x), yd = dims_of(y);
   memory base = value_mem(x);
   memory::desc window;
@@ -243,6 +244,7 @@ void OnednnProgram::build_reshape(size_t n) {
     if (is_boundary(root)) alias_of_[static_cast<size_t>(y)] = root;
     const std::optional<memory> strided = strided_view(x, dims_of(y));   // x nhwc (or strided): no copy
     mem_[static_cast<size_t>(y)] = strided ? *strided : view_mem(x, md);
+    if (window_views_.count(x)) window_views_[y] = true;
     return;
   }
   add_reorder(view_mem(x, md), dst_mem(y, md));
@@ -274,7 +276,7 @@ void OnednnProgram::build_transpose(size_t n) {
   // reads: the view's buffer is x's, and a later step may write into it (a residual summed in place).
   const ValueId y = node.outputs[0];
   if (!frame_.is_function_output(y) && !is_boundary(x) && alias_of_[static_cast<size_t>(x)] == kNoValue &&
-      consumers_[static_cast<size_t>(x)].size() == 1) {
+      consumers_[static_cast<size_t>(x)].size() == 1 && !window_views_.count(x)) {   // a window's bytes stay read-only
     std::optional<memory::desc> as;
     if (same_addressing(yd, ystrides, *strides_of(plain_md(yd)))) as = plain_md(yd);
     else if (rank == 4 && same_addressing(yd, ystrides, *strides_of(memory::desc(yd, f32, tag::nhwc))))
@@ -305,7 +307,9 @@ void OnednnProgram::build_transpose(size_t n) {
       return;
     }
   }
-  const memory dst = dst_mem(out, plain_md(yd));
+  // K^T for a MatMul: written with its last two dims swapped, read as B in that layout.
+  const std::optional<memory::desc> b_layout = out == node.outputs[0] ? b_operand_layout(out, yd, ystrides) : std::nullopt;
+  const memory dst = dst_mem(out, b_layout ? *b_layout : plain_md(yd));
   add_reorder(src, dst);
 }
 

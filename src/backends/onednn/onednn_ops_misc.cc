@@ -85,6 +85,7 @@ void OnednnProgram::build_softmax(size_t n, bool log) {
     oneDNN_axis = 1;
   }
   const memory src = plain_mem(node.inputs[0], d);
+  const size_t first = steps_.size();
   finish_anchor(n, dnnl::primitive_attr(), [&](const dnnl::primitive_attr& a) {
     if (log) {
       dnnl::logsoftmax_forward::desc ds(prop_kind::forward_inference, src.get_desc(), oneDNN_axis);
@@ -93,6 +94,7 @@ void OnednnProgram::build_softmax(size_t n, bool log) {
     dnnl::softmax_forward::desc ds(prop_kind::forward_inference, src.get_desc(), oneDNN_axis);
     return dnnl::primitive_desc(dnnl::softmax_forward::primitive_desc(ds, a, engine_));
   }, [&](const auto&) { return std::unordered_map<int, memory>{{DNNL_ARG_SRC, src}}; });
+  if (!log && oneDNN_axis == static_cast<int>(d.size()) - 1) host_softmax_step(first);
 }
 
 void OnednnProgram::build_eltwise(size_t n, const std::vector<EltwiseOp>& ops) {

@@ -228,6 +228,9 @@ class OnednnProgram {
   void build_eltwise(size_t n, const std::vector<EltwiseOp>& ops);
   void build_binary(size_t n, dnnl::algorithm alg);
   void build_softmax(size_t n, bool log);
+  // The softmax primitive among steps from `first` on, over the last axis of dense plain rows with
+  // no post-op, replaced by the host pass (onednn_host_softmax.h) where it is compiled in.
+  void host_softmax_step(size_t first);
   void build_layernorm(size_t n);
   void build_resize(size_t n);   // linear, half-pixel: the resampling primitive (onednn_resize.cc)
   // Squeeze-and-excitation scales folded into the next conv's weights (onednn_scale_fold.cc):
@@ -310,6 +313,15 @@ class OnednnProgram {
   // y = the window of x at `offsets` with y's dims, copied by one reorder from a view of x's own
   // memory into y in x's layout family (plain, nhwc, channel blocks).
   void copy_window(ValueId x, ValueId y, const Dims& offsets);
+  // y, x's window at `offsets`, as a view of x's bytes when only layout ops read it: a
+  // Transpose, directly or through one shape-only op (onednn_operand_views.cc).
+  bool window_view(ValueId x, ValueId y, const Dims& offsets);
+  // The layout a Transpose writes y ([..., M, K] read through `ystrides`) in when its one reader
+  // is a MatMul taking it as B and the source's innermost dim lands second-last: the last two
+  // dims swapped, so the copy keeps the source's runs (onednn_operand_views.cc).
+  std::optional<memory::desc> b_operand_layout(ValueId y, const Dims& yd, const Dims& ystrides) const;
+  // Whether b is stored in that swapped layout with dims `bd` (so a MatMul reads it as is).
+  bool stored_swapped(ValueId b, const Dims& bd) const;
   // Slice node n's window start in its input (steps of 1; constant starts, axes).
   Dims slice_offsets(size_t n);
   // Channel shuffles after a Concat as one host step (onednn_shuffle.cc).
@@ -342,6 +354,7 @@ class OnednnProgram {
   FunctionFrame frame_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<std::optional<memory>> mem_;                // by ValueId: where the value lives
+  std::unordered_map<ValueId, bool> window_views_;        // windows seen in place, and Reshapes of them (window_view)
   std::vector<std::optional<memory>> plain_of_;           // by ValueId: its plain copy, when mem_ is not plain
   std::vector<std::vector<memory>> converted_;            // by ValueId: its copies in other layouts (as_layout)
   std::vector<Layout> layout_;                            // by ValueId: boundary layout (plain inside)
