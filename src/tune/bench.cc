@@ -2,6 +2,7 @@
 #include "tune/bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -53,19 +54,23 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
   if (executors.empty()) return rows;
 
   if (options.progress) options.progress(combos.size());
-  // tune's race, but every round runs to the end (the timing callback ignores the give-up bar):
-  // a plan 3x behind after its first round is not timed again, one 1.5-3x behind once more.
-  VerifyOptions race;
-  race.repeat = options.repeat;
+  // tune's race, but every round runs to the end (the timing callback ignores the give-up bar) and
+  // every plan runs every round, a slow one for at most round_ms of its own runs (bench.h).
+  const VerifyOptions race = bench_race_options(options.repeat, options.round_ms);
   const RunClock clock = plan_run_clock();   // as tune's race and in-plan prices (run_clock.h)
   // A plan that fails while it runs is a row with an error, as one that fails to build.
   std::vector<std::string> failed(executors.size());
+  std::vector<std::optional<double>> first_round(executors.size());   // each plan's, ms
   const std::vector<std::optional<double>> raced = race_contenders(
       std::vector<std::optional<double>>(executors.size()), std::vector<char>(executors.size(), 1),
       [&](size_t e, int repeat, double) {
         if (!failed[e].empty()) return std::numeric_limits<double>::infinity();
         try {
-          return measure_latency(*executors[e], inputs, repeat, 1, std::numeric_limits<double>::infinity(), clock).median_ms;
+          if (first_round[e]) repeat = bench_round_runs(repeat, *first_round[e], options.round_ms);
+          const double ms =
+              measure_latency(*executors[e], inputs, repeat, 1, std::numeric_limits<double>::infinity(), clock).median_ms;
+          if (!first_round[e]) first_round[e] = ms;
+          return ms;
         } catch (const UserError& x) {
           failed[e] = x.what();
         } catch (const KernelUnsupported& x) {
@@ -81,6 +86,19 @@ std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<H
     rows[i].clock = run_clock_name(clock);
   }
   return rows;
+}
+
+VerifyOptions bench_race_options(int repeat, double round_ms) {
+  VerifyOptions race;
+  race.repeat = repeat;
+  race.min_round_ms = round_ms;
+  race.drop_above = std::numeric_limits<double>::infinity();
+  return race;
+}
+
+int bench_round_runs(int race_repeat, double own_ms, double round_ms) {
+  const double own = own_ms > 0.0 ? std::ceil(round_ms / own_ms) : double(race_repeat);
+  return std::max(3, static_cast<int>(std::min(double(race_repeat), own)));
 }
 
 std::optional<double> predicted_over_measured(const BenchRow& row) {

@@ -18,12 +18,16 @@
 // Measured together, not one after another. Timed one combination at a time, each figure is one
 // moment of a shared machine, and two rows compare two moments. So every plan is compiled first
 // and then they are timed in tune's race: interleaved rounds (the first of `repeat` runs, later
-// ones of at least 25 ms, alternating direction), plans 1.5x behind the best dropped after their
-// first rounds, every figure paired with the pacer's round by round. Unlike tune's race no round
-// is cut short: a plan's first round is always `repeat` runs, and a plan 3x behind the best after
-// it is not timed again (plans on reference kernels, seconds a run, would otherwise take minutes
-// of every bench for figures no one compares). Combinations whose plans are the same assignment
-// share one executor and one figure.
+// ones of at least `round_ms`, alternating direction), every figure paired with the pacer's round
+// by round. Unlike tune's race no round is cut short and no plan is dropped: every row's figure is
+// compared with its prediction, so every plan runs every round (bench_race_options), its later
+// rounds as long as the fastest plan's or `round_ms` of its own runs, whichever is shorter, at
+// least 3 runs (bench_round_runs). Tune's race drops a plan 1.5x behind the best after two rounds;
+// its figure was then the better of two rounds, unpaired, where its in-plan price is the median of
+// five rounds of 200 ms: silero VAD's oneDNN plan (1.6x the mix) and convnext_tiny's XNNPACK plan
+// (10x oneDNN's) read 0.79-0.87 of their predictions at load 11-14 while the plans the race kept
+// read 0.93-1.09. Combinations whose plans are the same assignment share one executor and one
+// figure.
 //
 // A combination that cannot be planned or run (a backend that refuses an op it was given, a
 // budget no plan meets) is a row with `error` set and no values, not an exception, so that a
@@ -45,6 +49,7 @@
 #include "tessera/cost_model.h"
 #include "tessera/host_tensor.h"
 #include "tessera/tune.h"
+#include "runtime/verified_choice.h"
 
 namespace tessera {
 
@@ -52,6 +57,7 @@ struct BenchOptions {
   TuneOptions tune;                 // how each combination is tuned (model_path, search, budget, ...)
   CostDatabase* database = nullptr;
   int repeat = 10;                  // timed runs of a plan's first round (after one warm-up)
+  double round_ms = 200;            // later rounds: this long by the fastest plan (as in-plan rounds)
   // Called before combination i is planned, and with i = combos.size() before the race (progress).
   std::function<void(size_t)> progress;
   // Called with combination i's plan once it is tuned (bench --plan-dir writes it).
@@ -62,6 +68,14 @@ struct BenchOptions {
 std::vector<BenchRow> bench_combinations(const Graph& graph, const std::vector<HostTensor>& inputs,
                                          const std::vector<std::vector<std::string>>& combos,
                                          const CostModel& cost_model, const BenchOptions& options);
+
+// The race's options for bench: tune's, with `repeat` runs in round 1 and later rounds of at least
+// `round_ms` by the fastest plan, and no plan dropped (every plan runs every round).
+VerifyOptions bench_race_options(int repeat, double round_ms);
+
+// Runs of one plan's round after the first: the race's `race_repeat` (the round's length by the
+// fastest plan), at most `round_ms` of the plan's own runs by its first round `own_ms`, at least 3.
+int bench_round_runs(int race_repeat, double own_ms, double round_ms);
 
 // predicted_ms / measured_ms, when both are known (and measured_ms > 0).
 std::optional<double> predicted_over_measured(const BenchRow& row);

@@ -11,6 +11,16 @@
 //              ─▶ timed runs until (elapsed >= budget and runs >= min_repeats) or runs == max_repeats
 //              ─▶ median, p10, p90 of the per-run seconds
 //
+// The clock: wall time (steady_clock), or with cpu_time the process's CPU time
+// (CLOCK_PROCESS_CPUTIME_ID, every thread's), as plans are timed at one compute thread
+// (src/runtime/run_clock.h). At one thread every backend computes on the calling thread, so a
+// run's CPU time is its latency on an idle core; its wall time adds every moment the scheduler
+// gives the core to another process. A tune on a loaded machine priced candidates at their wall
+// time: shufflenet_v2's whole-model oneDNN function at 16.2 ms whose plan runs in 2.4 ms of CPU
+// time, efficientnet_b0's at 15.2 ms against 6.3 in the plan. Such prices are compared, by the
+// search and by the race's second opinion (src/runtime/verified_choice.h), with prices taken a
+// minute earlier or later at another load; in CPU time they track what runs.
+//
 // Why evict: a function in a plan runs after other functions that have filled the private caches
 // with their own data, so its weights come from the shared cache or memory; timed back to back on
 // the same buffers it finds everything in L1/L2 and looks faster than it runs. Measured on
@@ -47,7 +57,11 @@ struct TimingOptions {
   int max_repeats = 50;
   uint64_t seed = 0x7e55e7a;
   size_t evict_bytes = 0;   // > 0: evict the private caches before each run (above); 0: hot runs
+  bool cpu_time = false;    // time runs by the process's CPU time (one compute thread), not wall time
 };
+
+// A reading of the clock `cpu_time` picks, in seconds (only differences mean anything).
+double timing_clock_seconds(bool cpu_time);
 
 // Twice this core's L2 (sysconf), 2 MiB when unknown, at most 16 MiB: enough to push a function's
 // data out of L1 and L2, cheap enough (well under a millisecond) to do before every run.

@@ -47,7 +47,7 @@ MeasuredCostModel::MeasuredCostModel(MeasureOptions options) : options_(std::mov
     versions += b + "=" + v + ";";
   }
   versions += "evict=" + std::to_string(options_.evict_bytes) + ";";
-  fingerprint_ = "measure/6/" + hash_hex(fnv1a64(versions));
+  fingerprint_ = "measure/" + std::to_string(kMeasureRevision) + "/" + hash_hex(fnv1a64(versions));
   machine_ = machine_fingerprint();
 }
 
@@ -118,7 +118,7 @@ CostEntry MeasuredCostModel::estimate_entry_impl(const CostRequest& request) con
 
 CostEntry MeasuredCostModel::measure(const CostRequest& request) const {
   TimingOptions timing{options_.budget, options_.min_repeats, options_.max_repeats, options_.seed,
-                       static_cast<size_t>(options_.evict_bytes)};
+                       static_cast<size_t>(options_.evict_bytes), cpu_clock()};
   auto body = [&]() -> std::string {
     set_compute_threads(options_.threads);
     std::unique_ptr<BackendCompiler> compiler = options_.make_compiler(request.backend);

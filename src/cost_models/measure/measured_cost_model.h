@@ -29,12 +29,17 @@
 // given), device_fingerprint() = "<device>/<machine_fingerprint()>/t<threads>", where the machine
 // is the CPU model name from /proc/cpuinfo and a hash of its ISA flags (AVX-512 masked in one VM
 // and not in another is another machine), and
-// fingerprint() = "measure/6/<hash of every backend compiler's name and version(), and of
+// fingerprint() = "measure/7/<hash of every backend compiler's name and version(), and of
 // evict_bytes>", so a library upgrade, another CPU, another thread count or another way of
 // timing never reuses a stale measurement (measure/1: runs timed hot, without eviction;
 // measure/2: boundaries timed plain, before boundary layouts; measure/3: outputs left in cache
 // between runs; measure/4: every input read back before each run, weights included; measure/5:
-// 4-D weights bound nhwc, so reordered on every run).
+// 4-D weights bound nhwc, so reordered on every run; measure/6: wall time at one thread, where
+// now CPU time, measure_function.h).
+//
+// The clock: at one compute thread (`threads` 1) each timed run reads the process's CPU time in
+// the child, as plans are timed (src/runtime/run_clock.h), so a candidate's price is what it
+// costs, not how long it waited for the core on a loaded machine; above one thread, wall time.
 //
 // Tuning runs (tessera tune) add three things through Options, all optional:
 //   journal   a CostDatabase consulted before measuring and appended to the moment a measurement
@@ -103,6 +108,9 @@ struct MeasureStats {
   size_t skipped = 0;        // Unknown because `stop` was set
 };
 
+// The revision in fingerprint(): raised whenever how a candidate is timed changes (above).
+inline constexpr int kMeasureRevision = 7;
+
 class MeasuredCostModel final : public CostModel {
  public:
   explicit MeasuredCostModel(MeasureOptions options = {});
@@ -114,6 +122,8 @@ class MeasuredCostModel final : public CostModel {
   std::string device_fingerprint(std::string_view device) const override;
 
   const MeasureOptions& options() const { return options_; }
+  // Whether runs are timed by CPU time: at one compute thread (measure_function.h).
+  bool cpu_clock() const { return options_.threads <= 1; }
   MeasureStats stats() const;
 
  protected:

@@ -1,7 +1,8 @@
 // A BackendCompiler for tests that misbehaves on purpose: it throws at compile time, aborts,
 // segfaults or hangs at run time, or runs (doing nothing) like a well-behaved backend. Tests
 // inject it through MeasureOptions::make_compiler, named by the backend: "fake_ok", "fake_throw",
-// "fake_abort", "fake_segv", "fake_hang", and "fake_exclusive", which runs like fake_ok and counts
+// "fake_abort", "fake_segv", "fake_hang", "fake_wait", whose every run waits 5 ms without using the
+// CPU (as a run on a loaded core waits for it), and "fake_exclusive", which runs like fake_ok and counts
 // overlapping measurements: from its first run until its (isolated) process ends it holds
 // flock(LOCK_EX) on $TESSERA_FAKE_OVERLAP_DIR/lock; finding the lock taken, it first appends a
 // line to $TESSERA_FAKE_OVERLAP_DIR/overlaps.
@@ -33,6 +34,7 @@ class FakeFunction final : public CompiledFunction {
     if (mode_ == "fake_abort") std::abort();
     if (mode_ == "fake_segv") std::raise(SIGSEGV);
     if (mode_ == "fake_hang") for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (mode_ == "fake_wait") std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (mode_ == "fake_exclusive" && lock_fd_ < 0) take_lock();
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }

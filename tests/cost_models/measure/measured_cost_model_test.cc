@@ -184,12 +184,33 @@ TEST_CASE("a stop request kills a running measurement") {
   CHECK(model.stats().skipped == 1);
 }
 
+TEST_CASE("at one thread a candidate is priced at its CPU time, not at the time it waited") {
+  // fake_wait's runs wait 5 ms each for nothing, as a run on a loaded core waits for the core: at
+  // one compute thread the price is the CPU time the run used (the plan's clock,
+  // src/runtime/run_clock.h), above one thread the wall time.
+  Graph fn = matmul();
+  MeasureOptions o = quick();
+  o.backends = {"fake_wait"};
+  o.max_repeats = 5;
+  MeasuredCostModel one(o);
+  CHECK(one.cpu_clock());
+  const Cost at_one = one.estimate(CostRequest(fn, structural_hash(fn), "fake_wait", "cpu"));
+  REQUIRE(at_one.is_value());
+  CHECK(at_one.seconds() < 0.002);
+  o.threads = 2;
+  MeasuredCostModel two(o);
+  CHECK_FALSE(two.cpu_clock());
+  const Cost at_two = two.estimate(CostRequest(fn, structural_hash(fn), "fake_wait", "cpu"));
+  REQUIRE(at_two.is_value());
+  CHECK(at_two.seconds() >= 0.005);
+}
+
 TEST_CASE("fingerprints: backend versions, CPU model, ISA and threads") {
   MeasureOptions o = quick();
   MeasuredCostModel a(o);
   o.backends = {"ref", "fake_ok"};
   MeasuredCostModel b(o);
-  CHECK(a.fingerprint().rfind("measure/6/", 0) == 0);
+  CHECK(a.fingerprint().rfind("measure/7/", 0) == 0);
   CHECK(a.fingerprint() != b.fingerprint());
   // Hot and cache-evicted timings never share database entries.
   MeasureOptions hot = quick();
