@@ -59,7 +59,7 @@ class RefCompiler final : public BackendCompiler {
   std::string name() const override { return "ref"; }
   // f16/bf16 support (half_kernels.h) left the version alone: f32 timings did not change, and the
   // version is part of every measurement's key (a new one would drop whole cost databases).
-  std::string version() const override { return "tessera-ref 2"; }   // 2: strided copies move contiguous runs (Slice, Transpose)
+  std::string version() const override { return "tessera-ref 3"; }   // 2: strided copies move contiguous runs (Slice, Transpose); 3: RNN/GRU/LSTM dot products over partial sums
   bool widens_half() const override { return false; }                // its kernels take f16/bf16
 
  protected:
