@@ -41,6 +41,8 @@ Executor::Executor(const Graph& graph, const Plan& plan, const ExecutorOptions& 
     };
   main_ = std::make_unique<LoweredProgram>(*module_, module_->main, *module_->main_lowered, *ref_kernels_, library_, instances);
   for (ValueId v : module_->main.outputs) outputs_.emplace_back(module_->main.value(v).type);
+  for (ValueId v : module_->main.inputs) in_views_.emplace_back(module_->main.value(v).type, nullptr);
+  for (HostTensor& t : outputs_) out_views_.push_back(t.view());
   compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 } catch (const KernelError& e) {
   throw UserError(graph.source, "", kernel_error_text(e));
@@ -53,17 +55,14 @@ const std::vector<HostTensor>& Executor::run(std::span<const HostTensor> inputs,
   if (inputs.size() != main.inputs.size())
     throw UserError(model_.source, "", std::to_string(inputs.size()) + " inputs given, the model has " +
                                            std::to_string(main.inputs.size()));
-  std::vector<ConstTensorView> in;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = main.value(main.inputs[i]);
     if (!(inputs[i].type == v.type))
       throw UserError(model_.source, v.name, "input has type " + to_string(inputs[i].type) + ", expected " + to_string(v.type));
-    in.push_back(inputs[i].view());
+    in_views_[i].data = inputs[i].bytes.data();
   }
-  std::vector<TensorView> out;
-  for (HostTensor& t : outputs_) out.push_back(t.view());
   try {
-    main_->run(in, out, observer);
+    main_->run(in_views_, out_views_, observer);
   } catch (const KernelError& e) {
     throw UserError(model_.source, "", kernel_error_text(e));
   }

@@ -21,7 +21,9 @@
 // reported in codegen_skipped() and printed by `tessera run`, never silent.
 //
 // Scale: compile time is dominated by the backends' compilers (oneDNN primitive creation); a
-// run's overhead outside kernels is a few vector writes per call.
+// run's overhead outside kernels is a few pointer writes per call, and no allocation: every
+// view a call takes is built with its type at compile time and only its data pointer is set per
+// run (a TensorType's shape lives on the heap, so building views per run would allocate per call).
 #pragma once
 
 #include <cstdint>
@@ -84,6 +86,10 @@ class Executor {
   LoweredProgram::Library library_;
   std::unique_ptr<LoweredProgram> main_;
   std::vector<HostTensor> outputs_;
+  // run(HostTensors)'s views of the inputs (types set here, data per run) and of outputs_, built
+  // once so that a run allocates nothing outside its kernels.
+  std::vector<ConstTensorView> in_views_;
+  std::vector<TensorView> out_views_;
   std::vector<std::string> skipped_;
   double compile_ms_ = 0.0;
 };

@@ -115,6 +115,9 @@ LoweredProgram::LoweredProgram(const Module& module, const Graph& body, const Lo
       step.out_types.push_back(slot_type_[static_cast<size_t>(o)]);
       step.observed_plain.push_back(made == Layout::plain ? -1 : -2);   // -2: a plain copy made on first use
     }
+    for (size_t i = 0; i < step.in_slots.size(); ++i)
+      step.in_views.push_back(step.in_slots[i] < 0 ? ConstTensorView::missing() : ConstTensorView(step.in_types[i], nullptr));
+    for (const TensorType& t : step.out_types) step.out_views.push_back(TensorView{t, nullptr});
     steps_.push_back(std::move(step));
     for (const auto& [side, o] : then_convert) add_conversion(side, slot_layout_[static_cast<size_t>(side)], o, Layout::plain);
   }
@@ -165,6 +168,8 @@ void LoweredProgram::add_conversion(int from_slot, Layout from, int to_slot, Lay
   step.out_slots = {to_slot};
   step.in_types = {TensorType{type.dtype, physical_shape(type, from)}};
   step.out_types = {TensorType{type.dtype, physical_shape(type, to)}};
+  step.in_views = {ConstTensorView(step.in_types[0], nullptr)};
+  step.out_views = {TensorView{step.out_types[0], nullptr}};
   steps_.push_back(std::move(step));
 }
 
@@ -172,23 +177,17 @@ LoweredProgram::~LoweredProgram() {
   if (workspace_) ::operator delete(workspace_, kWorkspaceAlign);
 }
 
-void LoweredProgram::run_step(const Step& step) {
-  in_scratch_.clear();
-  out_scratch_.clear();
-  for (size_t i = 0; i < step.in_slots.size(); ++i) {
-    const int b = step.in_slots[i];
-    if (b < 0) in_scratch_.push_back(ConstTensorView::missing());
-    else in_scratch_.emplace_back(step.in_types[i], ptr_[static_cast<size_t>(b)]);
-  }
-  for (size_t i = 0; i < step.out_slots.size(); ++i)
-    out_scratch_.push_back(TensorView{step.out_types[i], ptr_[static_cast<size_t>(step.out_slots[i])]});
-  if (step.compiled) step.compiled->run(in_scratch_, out_scratch_);
-  else if (step.nested) {
-    // The nested run reuses its own scratch vectors; hand it copies of ours.
-    std::vector<ConstTensorView> in = in_scratch_;
-    std::vector<TensorView> out = out_scratch_;
-    step.nested->run(in, out);
-  } else (*step.kernel)(*step.node, in_scratch_, out_scratch_);
+void LoweredProgram::bind_views(Step& step) const {
+  for (size_t i = 0; i < step.in_slots.size(); ++i)
+    if (step.in_slots[i] >= 0) step.in_views[i].data = ptr_[static_cast<size_t>(step.in_slots[i])];
+  for (size_t i = 0; i < step.out_slots.size(); ++i) step.out_views[i].data = ptr_[static_cast<size_t>(step.out_slots[i])];
+}
+
+void LoweredProgram::run_step(Step& step) {
+  bind_views(step);
+  if (step.compiled) step.compiled->run(step.in_views, step.out_views);
+  else if (step.nested) step.nested->run(step.in_views, step.out_views);   // its own steps, its own views
+  else (*step.kernel)(*step.node, step.in_views, step.out_views);
 }
 
 void LoweredProgram::run(std::span<const ConstTensorView> params, std::span<const TensorView> outputs,
@@ -208,6 +207,7 @@ void LoweredProgram::run(std::span<const ConstTensorView> params, std::span<cons
       observer->on_step(*step.call, step.output_names, {});
       continue;
     }
+    observed_scratch_ = step.out_views;
     if (observer->reads_outputs)
       for (size_t i = 0; i < step.out_slots.size(); ++i) {
         if (step.observed_plain[i] == -1) continue;
@@ -218,9 +218,9 @@ void LoweredProgram::run(std::span<const ConstTensorView> params, std::span<cons
         ConstTensorView src(TensorType{t.dtype, physical_shape(t, l)}, ptr_[static_cast<size_t>(from)]);
         TensorView dst{t, ptr_[static_cast<size_t>(step.observed_plain[i])]};
         converter(t, l, Layout::plain)->run(std::span(&src, 1), std::span(&dst, 1));
-        out_scratch_[i] = dst;
+        observed_scratch_[i] = dst;
       }
-    observer->on_step(*step.call, step.output_names, out_scratch_);
+    observer->on_step(*step.call, step.output_names, observed_scratch_);
   }
 }
 

@@ -109,14 +109,20 @@ class LoweredProgram {
     std::vector<int> in_slots, out_slots;   // into ptr_ (-1: a missing optional input)
     std::vector<TensorType> in_types, out_types;   // as the callee takes them (physical for conversions)
     std::vector<int> observed_plain;        // per output: the slot its plain copy goes to for an observer, or -1
+    // The callee's arguments, types filled in at build time; a run only writes their data
+    // pointers (bind_views), so the loop allocates nothing (a TensorType holds its shape on the heap).
+    std::vector<ConstTensorView> in_views;
+    std::vector<TensorView> out_views;
   };
+  // Points a step's views at this run's buffers.
+  void bind_views(Step& step) const;
   // A new side buffer for a value of `type`: its slot in ptr_.
   int add_side(const TensorType& type);
   // The slot holding buffer slot `slot` in `layout`, adding a conversion step when it is new.
   int slot_in(int slot, Layout layout);
   void add_conversion(int from_slot, Layout from, int to_slot, Layout to);
   CompiledFunction* converter(const TensorType& type, Layout from, Layout to);
-  void run_step(const Step& step);
+  void run_step(Step& step);
 
   const LoweredFunction* lowered_;
   std::vector<std::unique_ptr<CompiledFunction>> instances_;   // per call site beyond the first
@@ -132,8 +138,7 @@ class LoweredProgram {
   std::vector<std::unique_ptr<KernelCall>> conversion_calls_;
   std::byte* workspace_ = nullptr;
   int64_t workspace_bytes_ = 0;
-  std::vector<ConstTensorView> in_scratch_;
-  std::vector<TensorView> out_scratch_;
+  std::vector<TensorView> observed_scratch_;   // an observer's plain copies of a step's outputs
 };
 
 }  // namespace tessera

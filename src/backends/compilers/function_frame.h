@@ -37,6 +37,9 @@ class FunctionFrame {
   // kNoValue gives ConstTensorView::missing() / a null TensorView.
   ConstTensorView cview(ValueId v) const;
   TensorView view(ValueId v) const;
+  // This run's data pointer of v (null for kNoValue): what a view built once with v's type
+  // takes on each run, so that a run allocates no views (a TensorType's shape lives on the heap).
+  void* data(ValueId v) const { return v == kNoValue ? nullptr : ptr_[idx(v)]; }
   const float* cf32(ValueId v) const { return static_cast<const float*>(ptr_[idx(v)]); }
   float* f32(ValueId v) const { return static_cast<float*>(ptr_[idx(v)]); }
   bool is_function_output(ValueId v) const { return output_slot_[idx(v)] >= 0; }

@@ -120,7 +120,7 @@ void quiet_diagnostics() {
 class HalideCompiler final : public BackendCompiler {
  public:
   std::string name() const override { return "halide"; }
-  std::string version() const override { return "tessera-halide 2; Halide 14; " + autoscheduler_name(); }
+  std::string version() const override { return "tessera-halide 3; Halide 14; " + autoscheduler_name(); }
 
  protected:
   std::unique_ptr<CompiledFunction> compile_impl(const Graph& fn) const override {

@@ -159,7 +159,7 @@ void pad_op(Lowering& L, const Node& n) {
     const int dim = static_cast<int>(x.shape[k]);
     Expr i = vars[k] - static_cast<int>(begin[k]);
     if (mode == "reflect") {
-      i = Halide::abs(i);
+      i = Halide::cast<int>(Halide::abs(i));   // abs of an Int(32) is a UInt(32)
       i = Halide::select(i >= dim, 2 * (dim - 1) - i, i);
     }
     inside = inside && i >= 0 && i < dim;

@@ -367,9 +367,9 @@ std::vector<Dims> OnednnProgram::dst_dims() const {
 
 void OnednnProgram::run_steps(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs) {
   frame_.bind(inputs, outputs);
-  for (auto& [m, v] : bindings_) m.set_data_handle(const_cast<void*>(frame_.cview(v).data));
+  for (auto& [m, v] : bindings_) m.set_data_handle(frame_.data(v));
   for (CachedReorder& c : cached_) {
-    const void* src = frame_.cview(c.value).data;
+    const void* src = frame_.data(c.value);
     if (c.done_for == src && !varying_[static_cast<size_t>(c.value)]) continue;   // same weights: reordered already
     if (!fn_.value(c.value).is_constant()) c.from.set_data_handle(const_cast<void*>(src));
     c.prim.execute(stream_, c.from, c.to);

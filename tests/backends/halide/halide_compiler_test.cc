@@ -95,7 +95,7 @@ TEST_CASE("halide: attention and encoder tails: Softmax, decomposed LayerNorm, e
   check_against_ref("halide", b.g);
 }
 
-TEST_CASE("halide: pooling, BatchNormalization, Concat, Slice, Pad") {
+TEST_CASE("halide: pooling, BatchNormalization, Concat, Slice, Pad (constant, reflect, edge)") {
   FunctionBuilder b;
   const ValueId x = b.input("x", {2, 3, 9, 9});
   b.output(b.node("MaxPool", {x}, {2, 3, 5, 5}, {{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"pads", I{1, 1, 1, 1}}}));
@@ -114,6 +114,10 @@ TEST_CASE("halide: pooling, BatchNormalization, Concat, Slice, Pad") {
                                       ints(b, "steps", {1, -2})},
                             {2, 4, 9, 4});
   b.output(b.node("Pad", {sl, ints(b, "pads", {0, 0, 1, 2, 0, 0, 2, 1})}, {2, 4, 12, 7}));
+  // reflect and edge modes (reflect's index is an abs(), which Halide types unsigned)
+  for (const char* mode : {"reflect", "edge"})
+    b.output(b.node("Pad", {x, ints(b, std::string("pads_") + mode, {0, 0, 2, 1, 0, 0, 1, 3})}, {2, 3, 12, 13},
+                    {{"mode", std::string(mode)}}));
   check_against_ref("halide", b.g);
 }
 
