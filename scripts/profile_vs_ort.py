@@ -33,7 +33,12 @@ the median of the rounds' ratios. On a machine that others share, wall-clock med
 runs move with the load by 2-4x within minutes; CPU time moves far less (cache and core sharing,
 some percent), and alternating rounds share what remains. Per family: the medians over rounds of
 the sums of per-node wall-clock medians, scaled on each side so that they add up to its CPU time
-per run (the work between kernels spread over the families); `wall / CPU` is that scale.
+per run (the work between kernels spread over the families); `wall / CPU` is that scale. The
+unscaled column is the difference of the wall-clock sums themselves: where the two disagree, load
+hit some nodes of one side's profile and not others, and neither column is to be trusted alone
+(scripts/pointwise_vs_ort.py compares the 1x1 convs node by node). A oneDNN matmul primitive over a
+1x1 conv's [C, O] (onednn_pointwise.cc runs small 1x1 convs as matmuls of pixel rows) counts as a
+1x1 conv, as ORT's Conv node for it does.
 """
 
 import argparse
@@ -127,6 +132,7 @@ class ModelInfo:
         dims = {t.name: list(t.dims) for t in m.graph.initializer}
         self.family = {}
         self.op = {}
+        pointwise, matmuls = set(), set()
         for i, n in enumerate(m.graph.node):
             name = n.name or "%s_%d" % (n.op_type, i)
             self.op[name] = n.op_type
@@ -135,7 +141,16 @@ class ModelInfo:
                 w = dims[n.input[1]]
                 groups = next((a.i for a in n.attribute if a.name == "group"), 1)
                 fam = conv_family(w[1] * groups, w[0], groups, w[2], w[3])
+                if fam == "1x1 conv":
+                    pointwise.add((w[1], w[0]))
+            if n.op_type in MATMULS:
+                for v in n.input[1:2]:
+                    if len(dims.get(v, [])) == 2:
+                        matmuls.update({tuple(dims[v]), tuple(reversed(dims[v]))})
             self.family[name] = fam
+        # (C, O) of the model's 1x1 convs that no MatMul/Gemm weight shares: a oneDNN matmul of
+        # that [C, O] is a 1x1 conv run as a matmul of pixel rows (onednn_pointwise.cc).
+        self.pointwise = frozenset(pointwise - matmuls)
 
     def anchors(self, nodes):
         return sum(1 for name in nodes if self.op.get(name) in ANCHORS)
@@ -150,7 +165,17 @@ class ModelInfo:
 DESC = re.compile(r"(?:g(\d+))?mb\d+_?(?:g(\d+))?_?ic(\d+)oc(\d+)_(?:id\d+od\d+kd\d+\S*?_)?ih\d+oh\d+kh(\d+)\S*?_iw\d+ow\d+kw(\d+)")
 
 
-def onednn_family(kind, desc):
+MATMUL_DESC = re.compile(r"(?:^|,)(\d+)x(\d+):(\d+)x(\d+):(\d+)x(\d+)$")
+
+
+def onednn_family(kind, desc, pointwise=frozenset()):
+    """The family of a oneDNN primitive from its verbose kind and descriptor. A 2-D matmul whose
+    [C, O] is in `pointwise` (ModelInfo.pointwise) is a 1x1 conv that the onednn backend runs as a
+    matmul of pixel rows, and counts as a 1x1 conv, as ORT's node for it does."""
+    if kind == "matmul":
+        m = MATMUL_DESC.search(desc)
+        if m and (int(m.group(2)), int(m.group(4))) in pointwise:
+            return "1x1 conv"
     if kind == "convolution":
         m = DESC.search(desc)
         if m:
@@ -167,7 +192,7 @@ def onednn_family(kind, desc):
             "shuffle": "data movement"}.get(kind, "other (onednn %s)" % kind)
 
 
-def onednn_runs(lines, repeat):
+def onednn_runs(lines, repeat, pointwise=frozenset()):
     """The last `repeat` executor runs of a DNNL_VERBOSE=1 log: lists of (family, ms).
 
     `run --profile` runs the executor 2 * (repeat + 1) times; before them come compile-time
@@ -188,7 +213,7 @@ def onednn_runs(lines, repeat):
             runs = []
             for r in range(repeat):
                 start = len(execs) - (repeat - r) * p
-                runs.append([(onednn_family(k, d), t) for k, d, t in execs[start:start + p]])
+                runs.append([(onednn_family(k, d, pointwise), t) for k, d, t in execs[start:start + p]])
             return runs
     return []
 
@@ -251,7 +276,7 @@ def tessera_profile(args, model, plan, info, verbose):
         env.pop("DNNL_VERBOSE", None)
     text = run_cmd(cmd, env)
     out = json_line(text)
-    runs = onednn_runs(text.splitlines(), args.repeat) if verbose else []
+    runs = onednn_runs(text.splitlines(), args.repeat, info.pointwise) if verbose else []
     if verbose and not runs:
         raise RuntimeError("%s: oneDNN's verbose log had no periodic tail" % model)
     ms, count = collections.Counter(), collections.Counter()
@@ -333,17 +358,20 @@ def profile_model(args, spec):
     # run does not. Each side's families are scaled to its CPU time per run, so that they are the
     # shares of what a run costs (the work between kernels spread over them); `wall / cpu` says
     # how far the load moved them.
-    families, load = {}, {}
+    # The scale assumes the load inflated every family alike; where it did not (a profile run
+    # that load hit in some nodes only), the unscaled medians, kept beside, tell.
+    families, load, walls = {}, {}, {}
     for side, fams, cpu in (("tessera", t_fams, t_cpu), ("ort", o_fams, o_cpu)):
         med = median_counter(fams)
         wall = sum(med.values())
         load[side] = wall / statistics.median(cpu)
         families[side] = {f: v / load[side] for f, v in med.items()}
+        walls[side] = med
     return {"model": name, "plan": plan, "partitions": dict(partitions),
             "tessera_ms": statistics.median(t_cpu), "ort_ms": statistics.median(o_cpu),
             "tessera_rounds": t_cpu, "ort_rounds": o_cpu,
             "ratio": statistics.median(t / o for t, o in zip(t_cpu, o_cpu)),
-            "wall_over_cpu": load, "families": families,
+            "wall_over_cpu": load, "families": families, "families_wall": walls,
             "counts": {"tessera": dict(t_count), "ort": dict(o_count)}}
 
 
@@ -354,13 +382,18 @@ def print_model(res):
     print("\n### %s: tessera %.2f ms, ORT %.2f ms CPU per run, tessera / ORT %.2f (plan: %s; wall / CPU %.2f, %.2f)\n" % (
         res["model"], res["tessera_ms"], res["ort_ms"], res["ratio"], parts, res["wall_over_cpu"]["tessera"],
         res["wall_over_cpu"]["ort"]))
-    print("| family | tessera ms | ORT ms | tessera - ORT | tessera calls/primitives | ORT nodes |")
-    print("|---|---:|---:|---:|---:|---:|")
+    walls = res.get("families_wall", {})
+    tw, ow = walls.get("tessera", {}), walls.get("ort", {})
+    print("| family | tessera ms | ORT ms | tessera - ORT | unscaled: tessera - ORT | tessera calls/primitives | ORT nodes |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     fams = sorted(set(t) | set(o), key=lambda f: -abs(t.get(f, 0.0) - o.get(f, 0.0)))
     for f in fams:
-        print("| %s | %.3f | %.3f | %+.3f | %d | %d |" % (f, t.get(f, 0.0), o.get(f, 0.0),
-                                                        t.get(f, 0.0) - o.get(f, 0.0), tc.get(f, 0), oc.get(f, 0)))
-    print("| sum | %.3f | %.3f | %+.3f | | |" % (sum(t.values()), sum(o.values()), sum(t.values()) - sum(o.values())))
+        unscaled = "%+.3f" % (tw.get(f, 0.0) - ow.get(f, 0.0)) if walls else "-"
+        print("| %s | %.3f | %.3f | %+.3f | %s | %d | %d |" % (f, t.get(f, 0.0), o.get(f, 0.0), t.get(f, 0.0) - o.get(f, 0.0),
+                                                             unscaled, tc.get(f, 0), oc.get(f, 0)))
+    unscaled = "%+.3f" % (sum(tw.values()) - sum(ow.values())) if walls else "-"
+    print("| sum | %.3f | %.3f | %+.3f | %s | | |" % (sum(t.values()), sum(o.values()), sum(t.values()) - sum(o.values()),
+                                                    unscaled))
 
 
 def print_summary(results):

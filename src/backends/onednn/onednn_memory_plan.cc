@@ -96,7 +96,7 @@ void OnednnProgram::plan_memory() {
   const ArenaPlan plan = plan_arena(lives, kArenaAlign);
   if (moved.size() < 2 || plan.bytes >= before) return;
 
-  arena_.reset(static_cast<std::byte*>(std::aligned_alloc(kArenaAlign, plan.bytes)));
+  arena_ = huge_bytes(plan.bytes);   // on huge pages from 2 MiB on (onednn_huge_pages.cc)
   if (!arena_) return;
   std::vector<std::ptrdiff_t> slot(bufs.size(), -1);   // by buffer: its index in `moved`
   for (size_t k = 0; k < moved.size(); ++k) slot[moved[k]] = static_cast<std::ptrdiff_t>(k);

@@ -85,6 +85,7 @@ OnednnProgram::OnednnProgram(const Graph& fn, dnnl::engine engine, Precision pre
     build();
   }
   plan_memory();
+  pool_constants();
   if (precision_ == Precision::bf16 && !computes_in_bf16_)
     throw KernelUnsupported("onednn_bf16: no convolution or matmul in the function, nothing would run in bf16 (onednn runs it)");
   if (precision_ == Precision::int8 && !computes_in_int8_)

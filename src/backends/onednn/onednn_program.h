@@ -122,6 +122,8 @@ class OnednnProgram {
 
   void run(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs);
   size_t workspace_bytes() const { return owned_bytes_ + frame_.owned_bytes(); }
+  // Bytes of reordered weights pooled on huge pages (onednn_huge_pages.cc); 0 where none.
+  size_t huge_page_bytes() const { return huge_page_bytes_; }
   // Each primitive's kind and oneDNN's name of its implementation, in step order
   // ("convolution:brgconv:avx512_core", "reorder:jit:uni", ...: what ONEDNN_VERBOSE shows), and
   // host steps by name ("host:concat", "host:silu", "host:gelu_erf").
@@ -140,6 +142,9 @@ class OnednnProgram {
   // Moves the buffers of values computed inside into one arena, sharing bytes between buffers
   // whose lifetimes do not meet (onednn_memory_plan.cc).
   void plan_memory();
+  // The buffers cached reorders fill (reordered weights) moved into one allocation on huge pages
+  // (onednn_huge_pages.cc).
+  void pool_constants();
   [[noreturn]] void unsupported(const Node& node, const std::string& why) const;
   bool is_boundary(ValueId v) const;
   // The memory desc a boundary value is stored in outside: plain, or nhwc (layout_).
@@ -394,7 +399,12 @@ class OnednnProgram {
     void operator()(std::byte* p) const { std::free(p); }
   };
   static constexpr size_t kArenaAlign = 64;
+  // `bytes` aligned to 64, or from 2 MiB on aligned to 2 MiB, rounded up to it and advised
+  // MADV_HUGEPAGE (*advised: whether the kernel took the advice) (onednn_huge_pages.cc).
+  static std::unique_ptr<std::byte, FreeBytes> huge_bytes(size_t bytes, bool* advised = nullptr);
   std::unique_ptr<std::byte, FreeBytes> arena_;          // the planned buffers (plan_memory)
+  std::vector<std::unique_ptr<std::byte, FreeBytes>> pools_;   // reordered weights (pool_constants)
+  size_t huge_page_bytes_ = 0;
   bool computes_in_bf16_ = false;                         // some conv/matmul reads bf16
   bool computes_in_int8_ = false;                         // some conv/matmul runs u8 x s8
   bool moves_only_ = false;                               // layout ops only: run on one OpenMP thread

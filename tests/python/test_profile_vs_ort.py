@@ -1,0 +1,65 @@
+"""scripts/profile_vs_ort.py: a 1x1 conv that the onednn backend runs as a matmul of pixel rows
+counts as a 1x1 conv, not a MatMul, on a hand-written model and verbose log (no ORT, no tessera)."""
+import os
+import sys
+import tempfile
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import profile_vs_ort as pv  # noqa: E402
+
+MM = "onednn_verbose,exec,cpu,matmul,brg:avx512_core,undef,src_f32::blocked:ab:f0,attr-post-ops:eltwise_relu ,,%s,%s"
+CONV = ("onednn_verbose,exec,cpu,convolution,jit_1x1:avx512_core,forward_inference,src_f32::blocked:aBcd16b:f0,,"
+        "alg:convolution_direct,mb1_ic64oc128_ih14oh14kh1sh1dh0ph0_iw14ow14kw1sw1dw0pw0,%s")
+
+
+def check(cond, what):
+    if not cond:
+        raise SystemExit("FAIL: " + what)
+
+
+def model(path):
+    """x -> Conv 1x1 (64 -> 128) -> Conv 1x1 (128 -> 256) -> GlobalAveragePool -> Flatten -> Gemm
+    (256 -> 10) and a Gemm whose weight shares a 1x1 conv's [C, O] (128 x 256: not a 1x1 conv)."""
+    w = lambda name, *shape: numpy_helper.from_array(np.zeros(shape, np.float32), name)  # noqa: E731
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["a"], name="c1"),
+             helper.make_node("Conv", ["a", "w2"], ["b"], name="c2"),
+             helper.make_node("GlobalAveragePool", ["b"], ["p"], name="gap"),
+             helper.make_node("Flatten", ["p"], ["f"], name="flat"),
+             helper.make_node("Gemm", ["f", "wf"], ["y"], name="fc", transB=1),
+             helper.make_node("Gemm", ["f", "wg"], ["z"], name="fc2")]
+    g = helper.make_graph(nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 7, 7])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 128])],
+                          [w("w1", 128, 64, 1, 1), w("w2", 256, 128, 1, 1), w("wf", 10, 256), w("wg", 256, 128)])
+    onnx.save(helper.make_model(g), path)
+
+
+def test_families():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        model(path)
+        info = pv.ModelInfo(path)
+    check(info.pointwise == frozenset({(64, 128)}), "1x1 convs' [C, O], less a Gemm's: %r" % (info.pointwise,))
+    check(pv.onednn_family("matmul", "src_f32::blocked:ab:f0,,49x64:64x128:49x128", info.pointwise) == "1x1 conv",
+          "a matmul over a 1x1 conv's [C, O] is a 1x1 conv")
+    check(pv.onednn_family("matmul", "src_f32::blocked:ab:f0,,1x256:256x10:1x10", info.pointwise) == "MatMul/Gemm",
+          "the classifier's Gemm stays a MatMul")
+    check(pv.onednn_family("matmul", "src_f32::blocked:ab:f0,,1x128:128x256:1x256", info.pointwise) == "MatMul/Gemm",
+          "a [C, O] that a Gemm shares stays a MatMul")
+    check(pv.onednn_family("matmul", "49x64:64x128:49x128") == "MatMul/Gemm", "without the model's 1x1 convs, a MatMul")
+    # The verbose log's periodic tail: 2 * repeat + 1 runs of [matmul, conv], repeat 2.
+    lines = ["onednn_verbose,info,prim_template"]
+    for t in (0.3, 0.2, 0.1, 0.11, 0.12):
+        lines += [MM % ("49x64:64x128:49x128", t), CONV % "0.05"]
+    runs = pv.onednn_runs(lines, 2, info.pointwise)
+    check(len(runs) == 2 and all([f for f, _ in r] == ["1x1 conv", "1x1 conv"] for r in runs),
+          "both primitives of each run are 1x1 convs: %r" % (runs,))
+
+
+if __name__ == "__main__":
+    test_families()
+    print("ok")
