@@ -92,6 +92,25 @@ std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_chann
   return m;
 }
 
+memory OnednnProgram::add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels) {
+  memory acc = new_mem(plain_md({channels}));
+  const std::optional<memory> real = b != kNoValue ? std::optional<memory>(view_mem(b, plain_md({channels}))) : std::nullopt;
+  // (b[o] - shift[o]) / scale[o], scale[o] = sx * sw[o] (written by the weight step before it):
+  // O divisions per run, redone every run since b is a function input bound per run. Reads b,
+  // shift and scales; writes all of acc.
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC_1, scales}, {DNNL_ARG_DST, acc}};
+  if (real) args[DNNL_ARG_SRC_0] = *real;
+  if (shift) args[DNNL_ARG_SRC_2] = *shift;
+  steps_.push_back({{}, std::move(args), [real, shift, scales, acc, channels] {
+                      const float* bv = real ? static_cast<const float*>(real->get_data_handle()) : nullptr;
+                      const float* sv = shift ? static_cast<const float*>(shift->get_data_handle()) : nullptr;
+                      const float* scale = static_cast<const float*>(scales.get_data_handle());
+                      float* out = static_cast<float*>(acc.get_data_handle());
+                      for (int64_t o = 0; o < channels; ++o) out[o] = ((bv ? bv[o] : 0.0f) - (sv ? sv[o] : 0.0f)) / scale[o];
+                    }, "host:bias_to_accumulator"});
+  return acc;
+}
+
 bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -105,17 +124,21 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const int64_t O = ys[1];
   const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end()), per_oc{1, O, 1, 1};
   const bool has_shift = !fn_.value(node.outputs[0]).int8_bias_shift.empty();
+  // The bias (less the bias shift) in accumulator units, the primitive's own bias argument: one
+  // per-channel post-op (the scale) instead of three (scale, bias, shift).
+  const bool has_bias = b != kNoValue || has_shift;
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_oc));
-  if (b != kNoValue) po.append_binary(algorithm::binary_add, plain_md(per_oc));
-  if (has_shift) po.append_binary(algorithm::binary_sub, plain_md(per_oc));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
   memory::data_type dst_type = memory::data_type::f32;   // u8 where the chain's end is kept (onednn_int8_chain.h)
   auto make = [&](const dnnl::primitive_attr& a) {
-    dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8), any_md(geo.wdims, s8),
-                                      any_md(yd, dst_type), geo.st, geo.dl, geo.pl, geo.pr);
+    auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8),
+                                                        any_md(geo.wdims, s8), plain_md({O}), any_md(yd, dst_type), geo.st, geo.dl,
+                                                        geo.pl, geo.pr)
+                      : dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8),
+                                                        any_md(geo.wdims, s8), any_md(yd, dst_type), geo.st, geo.dl, geo.pl, geo.pr);
     return dnnl::convolution_forward::primitive_desc(d, a, engine_);
   };
   try {   // the probe: oneDNN may have no int8 kernel for this shape, grouping or zero point
@@ -134,15 +157,14 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
     add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
-    if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
-    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
+    if (has_bias) args[DNNL_ARG_BIAS] = add_accumulator_bias(b, shift, scales, O);
     return args;
   };
   // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
   ValueId residual = kNoValue;
   const ValueId end = predicted_chain_end(n, &residual);
   const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
-  if (u8_residual || (residual == kNoValue && keeps_u8(end))) finish_int8_conv(n, attr, dst_type, make, wire, end);
+  if (u8_residual || keeps_u8(end)) finish_int8_conv(n, attr, dst_type, make, wire, end);
   else finish_anchor(n, attr, make, wire);
   return true;
 }
@@ -209,7 +231,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   }
   computes_in_int8_ = true;
   finish_anchor(n, attr, make, [&](const auto& pd) {
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, quantize_source(view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, shared_quantize(a, view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
     memory scales = new_mem(plain_md(per_n)), weights;
     add_weight_quantizer(b, memory::desc(bd, s8, b_strides), pd.weights_desc(), scales, N, K, trans_b ? K : 1, trans_b ? 1 : N,
                          q->scale, weights);

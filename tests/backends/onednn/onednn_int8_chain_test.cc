@@ -119,8 +119,9 @@ TEST_CASE("onednn_int8 chain: a value with an f32 reader stays f32") {
 
 // A ResNet downsampling block (3x3 stride 2 beside a 1x1 stride-2 projection, summed) and the
 // block after it. The projection's chain sums an f32 conv output (the residual before any ReLU:
-// negative values), so its result stays f32: in u8 at the ReLU'd result's range the residual
-// would lose its negative values (0.037 on this function against 0.011).
+// negative values): read by a binary_add post-op in f32, the block's output is still written
+// u8 (held in the u8 dst at the ReLU'd result's range the residual would lose its negative
+// values: 0.037 on this function against 0.011), and the next block reads it in u8.
 TEST_CASE("onednn_int8 chain: a downsampling block and the block after it") {
   FunctionBuilder b;
   const Shape half{1, 32, 7, 7};
@@ -138,11 +139,15 @@ TEST_CASE("onednn_int8 chain: a downsampling block and the block after it") {
   b.output(b.node("Relu", {b.node("Add", {cv(r1, 32, 3, 1, "3"), y0}, half)}, half));
   const Graph g = ranged(std::move(b.g));
   const Lowered l = lower(g);
-  std::vector<std::string> want{g.value(r0).name, g.value(r1).name};
+  std::vector<std::string> want{g.value(r0).name, g.value(y0).name, g.value(r1).name};
   std::sort(want.begin(), want.end());
   CHECK(l.u8_values == want);
+  // x quantized (read by the 3x3 and the projection); the last sum dequantizes its u8 residual
+  // into the function's f32 output. No quantizing reorder in front of the second block.
+  CHECK(l.reorders == 2);
   const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
   INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
   CHECK(on_calibration < 0.02);
   CHECK(held_out < 0.03);
 }
