@@ -180,7 +180,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   const Shape& bs = bv.type.shape;
   memory::desc a_md;
   Dims yd, bd;
-  bool trans_b = false;
+  bool trans_b = false, rows_folded = false;
   ValueId c = kNoValue;
   if (node.op == "Gemm") {
     if (attr_float(node.attrs, "alpha", 1.0) != 1.0) return false;
@@ -194,6 +194,16 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
       c = node.inputs[2];
       if (attr_float(node.attrs, "beta", 1.0) != 1.0 || fn_.value(c).kind == ValueKind::Intermediate) return false;
     }
+  } else if (as.size() > 2) {
+    // Rows folded, as build_matmul's gemm2d: [B*M, K] x [K, N] at rank 2, where oneDNN lays the
+    // s8 weights out in its blocks once (BA16a64b4a) instead of copying panels of a plain B at
+    // every call, as its brgemm matmul does at rank 3 and 4 (BERT's 1xSxH x HxH). Post-op
+    // operands fold the same way (post_op_rank_); the plain bytes of A and of the result are the same.
+    const int64_t K = as.back(), rows = av.type.numel() / K;
+    a_md = plain_md({rows, K});
+    yd = {rows, bs[1]};
+    bd = {bs[0], bs[1]};
+    rows_folded = true;
   } else {
     if (as.size() < 2) return false;
     a_md = plain_md(Dims(as.begin(), as.end()));
@@ -230,6 +240,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
     return false;
   }
   computes_in_int8_ = true;
+  post_op_rank_ = rows_folded ? 2 : 0;
   finish_anchor(n, attr, make, [&](const auto& pd) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, shared_quantize(a, view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
     memory scales = new_mem(plain_md(per_n)), weights;
@@ -241,6 +252,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
     if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(c != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
     return args;
   });
+  post_op_rank_ = 0;
   return true;
 }
 
