@@ -197,3 +197,56 @@ TEST_CASE("Int8CandidateErrors: a two-conv candidate's end-to-end error is its f
   CHECK(e == Approx(whole).epsilon(0.05).margin(1e-5));
   CHECK(std::abs(e - sum) > 0.05 * sum);
 }
+
+// A conv's bias (and bias shift) in accumulator units is the primitive's own bias argument, one
+// host step per conv ((b - shift) / (sx * sw[o]) per channel), leaving one per-channel post-op
+// (the scale): the same numbers within float rounding.
+TEST_CASE("onednn_int8: a conv's bias runs as the primitive's bias, in accumulator units") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r = b.node("Relu", {conv(b, x, "0")}, kShape);
+  b.output(conv(b, r, "1"));
+  const Graph g = ranged(std::move(b.g));
+  const onednn::OnednnProgram p(g, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  CHECK(std::count(impls.begin(), impls.end(), std::string("host:bias_to_accumulator")) == 2);
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
+  CHECK(on_calibration < 0.02);
+  CHECK(held_out < 0.04);
+}
+
+// A transformer's MatMul against 2-D weights ([1, S, H] x [H, N], then its bias Add and a Relu):
+// its rows fold into one rank-2 GEMM, [S, H] x [H, N], whose s8 weights oneDNN lays out in its
+// blocks once, with the bias Add's operand folded the same way.
+TEST_CASE("onednn_int8: a batched MatMul against 2-D weights runs as one rank-2 GEMM") {
+  FunctionBuilder b;
+  const Shape xs{1, 24, 32}, ys{1, 24, 48};
+  const ValueId x = b.input("x", xs);
+  const ValueId mm = b.node("MatMul", {x, b.input("w", {32, 48})}, ys);
+  b.output(b.node("Relu", {b.node("Add", {mm, b.input("bias", {48})}, ys)}, ys));
+  // x ranged only: w is a function input here, as an outlined function's weights are (a model's
+  // weights are constants, never ranged as a computed right operand).
+  CalibratedRanges only_x;
+  for (const auto& r : calibrate_ranges(b.g, ref_values(b.g, inputs_of(b.g, 1)), "minmax").ranges)
+    if (r.first == b.g.value(x).name) only_x.push_back(r);
+  REQUIRE(only_x.size() == 1);
+  const Graph g = with_calibrated_ranges(b.g, only_x);
+  const onednn::OnednnProgram p(g, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  const std::vector<onednn::Dims> dims = p.dst_dims();
+  REQUIRE(impls.size() == dims.size());
+  int gemms = 0;
+  for (size_t i = 0; i < impls.size(); ++i)
+    if (impls[i].rfind("matmul:", 0) == 0) {
+      ++gemms;
+      CHECK(dims[i] == onednn::Dims{24, 48});
+    }
+  CHECK(gemms == 1);
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
+  CHECK(on_calibration < 0.02);
+  CHECK(held_out < 0.04);
+}
