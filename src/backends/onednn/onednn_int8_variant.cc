@@ -92,8 +92,9 @@ std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_chann
   return m;
 }
 
-memory OnednnProgram::add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels) {
-  memory acc = new_mem(plain_md({channels}));
+memory OnednnProgram::add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels,
+                                           const memory::desc& md) {
+  memory acc = new_mem(md);
   const std::optional<memory> real = b != kNoValue ? std::optional<memory>(view_mem(b, plain_md({channels}))) : std::nullopt;
   // (b[o] - shift[o]) / scale[o], scale[o] = sx * sw[o] (written by the weight step before it):
   // O divisions per run, redone every run since b is a function input bound per run. Reads b,
@@ -157,7 +158,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
     add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
-    if (has_bias) args[DNNL_ARG_BIAS] = add_accumulator_bias(b, shift, scales, O);
+    if (has_bias) args[DNNL_ARG_BIAS] = add_accumulator_bias(b, shift, scales, O, plain_md({O}));
     return args;
   };
   // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
@@ -220,17 +221,21 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   Dims per_n(rank, 1);
   per_n.back() = N;
   const std::optional<memory> shift = bias_shift(node.outputs[0], per_n, N);
+  // The per-column scale sx * sw[n] as the matmul's output scales, given at run time (the weight
+  // step writes them), where the epilogue applies them, and the bias shift as its bias in
+  // accumulator units: no per-column binary post-op of its own. Gemm's C stays a post-op, in
+  // real units after the scale.
   dnnl::post_ops po;
-  po.append_binary(algorithm::binary_mul, plain_md(per_n));
   const Dims cd = c != kNoValue ? padded(fn_.value(c).type.shape, rank) : Dims{};
   if (c != kNoValue) po.append_binary(algorithm::binary_add, plain_md(cd));
-  if (shift) po.append_binary(algorithm::binary_sub, plain_md(per_n));
   dnnl::primitive_attr attr;
+  attr.set_output_scales(1 << (rank - 1), {DNNL_RUNTIME_F32_VAL});
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
   const memory::desc a_u8 = plain_md(a_md.dims(), u8);
   auto make = [&](const dnnl::primitive_attr& at) {
-    dnnl::matmul::desc d(a_u8, any_md(bd, s8), plain_md(yd));
+    auto d = shift ? dnnl::matmul::desc(a_u8, any_md(bd, s8), plain_md(per_n), plain_md(yd))
+                   : dnnl::matmul::desc(a_u8, any_md(bd, s8), plain_md(yd));
     return dnnl::matmul::primitive_desc(d, at, engine_);
   };
   try {
@@ -243,13 +248,13 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   post_op_rank_ = rows_folded ? 2 : 0;
   finish_anchor(n, attr, make, [&](const auto& pd) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, shared_quantize(a, view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
-    memory scales = new_mem(plain_md(per_n)), weights;
+    memory scales = new_mem(plain_md({N})), weights;
     add_weight_quantizer(b, memory::desc(bd, s8, b_strides), pd.weights_desc(), scales, N, K, trans_b ? K : 1, trans_b ? 1 : N,
                          q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
-    if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
-    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(c != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
+    args[DNNL_ARG_ATTR_OUTPUT_SCALES] = scales;
+    if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
+    if (shift) args[DNNL_ARG_BIAS] = add_accumulator_bias(kNoValue, shift, scales, N, plain_md(per_n));
     return args;
   });
   post_op_rank_ = 0;

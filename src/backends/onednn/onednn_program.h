@@ -261,7 +261,8 @@ class OnednnProgram {
   ValueId predicted_chain_end(size_t n, ValueId* residual = nullptr) const;
   bool keeps_u8(ValueId v) const;
   memory int8_source(ValueId x, const memory::desc& want, float scale, int32_t zero_point);
-  memory add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels);
+  memory add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels,
+                              const memory::desc& md);
   memory shared_quantize(ValueId x, const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   memory dequantized(ValueId v);
   void add_dequantize(ValueId v, const memory& to);   // kept v's real values into `to` (f32), a reorder step

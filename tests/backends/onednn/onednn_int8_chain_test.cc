@@ -250,3 +250,41 @@ TEST_CASE("onednn_int8: a batched MatMul against 2-D weights runs as one rank-2 
   CHECK(on_calibration < 0.02);
   CHECK(held_out < 0.04);
 }
+
+// The same MatMul with a bias shift on its output (bias correction): the per-column scale runs as
+// the matmul's output scales and the shift as its bias in accumulator units (one host step),
+// no per-column post-op; the result moves by exactly the shift.
+TEST_CASE("onednn_int8: a MatMul's bias shift is its bias in accumulator units") {
+  FunctionBuilder b;
+  const Shape xs{1, 24, 32}, ys{1, 24, 48};
+  const ValueId x = b.input("x", xs);
+  const ValueId mm = b.node("MatMul", {x, b.input("w", {32, 48})}, ys);
+  b.output(mm);
+  CalibratedRanges only_x;
+  for (const auto& r : calibrate_ranges(b.g, ref_values(b.g, inputs_of(b.g, 1)), "minmax").ranges)
+    if (r.first == b.g.value(x).name) only_x.push_back(r);
+  const Graph plain = with_calibrated_ranges(b.g, only_x);
+  Graph shifted = plain;
+  std::vector<float> shift(48);
+  for (size_t i = 0; i < shift.size(); ++i) shift[i] = 0.01f * static_cast<float>(i) - 0.2f;
+  shifted.value(mm).int8_bias_shift = shift;
+  const onednn::OnednnProgram p(shifted, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  CHECK(std::count(impls.begin(), impls.end(), std::string("host:bias_to_accumulator")) == 1);
+  auto run = [](const Graph& g) {
+    const std::vector<HostTensor> in = inputs_of(g, 1);
+    HostTensor out(g.value(g.outputs[0]).type);
+    std::vector<ConstTensorView> views;
+    for (const HostTensor& t : in) views.push_back(t.view());
+    std::vector<TensorView> outs{out.view()};
+    make_backend_compiler("onednn_int8")->compile(g)->run(views, outs);
+    return out;
+  };
+  const HostTensor a = run(plain), c = run(shifted);
+  const auto av = a.as<float>(), cv = c.as<float>();
+  REQUIRE(av.size() == cv.size());
+  double worst = 0;
+  for (size_t i = 0; i < av.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(av[i] - shift[i % 48] - cv[i])));
+  CHECK(worst < 1e-4);
+  CHECK(error_on(plain, 1) < 0.02);
+}
