@@ -5,12 +5,17 @@
 //   fn(x f32, W f32, B f32) { Conv(x, W, B) ─▶ Relu } -> y f32          x.range = [lo, hi]
 //     xq = reorder(x, scale 1/sx, dst zero point zx) u8      sx = (hi - lo) / 255, zx = round(-lo / sx)
 //     Wq = round(W[o] / sw[o]) s8, sw[o] = r[o] max|W[o]| / 127   (host step, redone when W's pointer changes)
-//     y  = conv_u8s8(xq - zx, Wq)  post-ops: binary_mul(sx * sw[o]), binary_add(B[o]), Relu, ...
+//     Bacc[o] = (B[o] - shift[o]) / (sx * sw[o])                 (host step, every run: O divisions)
+//     y  = conv_u8s8(xq - zx, Wq) + Bacc   post-ops: binary_mul(sx * sw[o]), Relu, ...
 //
 // The accumulator is exact (int32); the f32 result is scaled per output channel by a binary
 // post-op whose operand the weight step writes, so weights that are function inputs (every
-// outlined function's weights are) need no values at compile time. The bias, a per-channel
-// binary_add, stays in real units. The post-op chain then continues as in f32 (Relu, Clip, a
+// outlined function's weights are) need no values at compile time (oneDNN 2.x takes run-time
+// output scales on a matmul, not on a convolution). The bias goes in as the primitive's own bias
+// argument, in accumulator units: one per-channel post-op instead of three (scale, bias, bias
+// shift). A matmul against 2-D weights takes sx * sw[n] as its run-time output scales and the
+// bias shift as its bias: no per-column post-op; a batched source folds its rows into one rank-2
+// GEMM (oneDNN blocks the weights once). The post-op chain then continues as in f32 (Relu, Clip, a
 // residual `sum`, ...): the function's boundary stays f32, so an int8 partition crosses into and
 // out of fp32 ones like any other onednn function. Inside, a value between int8 convolutions
 // stays u8: its producer writes it at its readers' source scale (onednn_int8_chain.h).
@@ -24,7 +29,7 @@
 //
 // Bias correction: where the anchor's output value carries Value::int8_bias_shift (the mean error
 // of its int8 result per output channel on the calibration data: src/runtime/int8_bias_correction.h),
-// one more per-channel post-op subtracts it, right after the bias and before Relu/Clip/sum.
+// it is subtracted from the bias in accumulator units (above), before Relu/Clip/sum.
 //
 // Weight scales: r[o] in {1, 0.98, ..., 0.60} is the ratio whose rounding of W[o] has the least
 // squared error (MSE-optimal clipping): clipping a channel's few largest weights to a finer step
