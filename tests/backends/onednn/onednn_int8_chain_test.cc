@@ -1,8 +1,11 @@
 // u8 values between int8 convolutions (src/backends/onednn/onednn_int8_chain.cc): a conv chain
-// and two residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
-// conversion between the convs: one quantizing reorder, the function's source), and match ref
+// and residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
+// conversion between the convs: one quantizing reorder per source, shared by its readers), a
+// downsampling block's output too (its f32 residual read by a binary_add post-op), and match ref
 // within int8's tolerance on the calibration input and a held-out one; a candidate holding two
 // int8 convolutions has its end-to-end error measured whole (src/runtime/int8_calibration.h).
+// The int8 epilogues (onednn_int8_variant.cc): a conv's bias and a matmul's bias shift in
+// accumulator units, a batched MatMul against 2-D weights as one rank-2 GEMM.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
