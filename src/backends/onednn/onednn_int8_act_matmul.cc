@@ -54,7 +54,7 @@ bool OnednnProgram::build_act_matmul_int8(size_t n) {
   computes_in_int8_ = true;
   finish_anchor(n, attr, make, [&](const auto& pd) {
     return std::unordered_map<int, memory>{
-        {DNNL_ARG_SRC, quantize_source(view_mem(a, plain_md(ad)), a_u8, qa->scale, qa->zero_point)},
+        {DNNL_ARG_SRC, shared_quantize(a, view_mem(a, plain_md(ad)), a_u8, qa->scale, qa->zero_point)},
         {DNNL_ARG_WEIGHTS, quantize_source(view_mem(b, plain_md(bd)), pd.weights_desc(), qb->scale, 0)}};
   });
   return true;

@@ -56,12 +56,24 @@ bool OnednnProgram::keeps_u8(ValueId v) const {
 
 memory OnednnProgram::int8_source(ValueId x, const memory::desc& want, float scale, int32_t zero_point) {
   const auto it = u8_of_.find(x);
-  if (it == u8_of_.end()) return quantize_source(value_mem(x), want, scale, zero_point);
+  if (it == u8_of_.end()) return shared_quantize(x, value_mem(x), want, scale, zero_point);
   // Kept in u8 at this same scale and zero point (both from x's range): read as it is, or
   // reordered (u8 to u8) into the layout this conv wants.
   if (it->second.mem.get_desc() == want) return it->second.mem;
   memory to = new_mem(want);
   add_reorder(it->second.mem, to);
+  return to;
+}
+
+// An f32 value read by several int8 anchors (a block input read by its 3x3 conv and its 1x1
+// projection; a LayerNorm's output read by the Q, K and V matmuls) is quantized once: its scale
+// and zero point come from its range, the same for every reader. Another view or layout of it
+// is quantized anew (and becomes the one shared).
+memory OnednnProgram::shared_quantize(ValueId x, const memory& from, const memory::desc& want, float scale, int32_t zero_point) {
+  const auto q = quantized_src_.find(x);
+  if (q != quantized_src_.end() && q->second.from == from.get_desc() && q->second.to.get_desc() == want) return q->second.to;
+  memory to = quantize_source(from, want, scale, zero_point);
+  quantized_src_[x] = QuantizedSource{from.get_desc(), to};
   return to;
 }
 

@@ -22,6 +22,18 @@
 // rounding order; a residual read in u8 rounds once more (half a step of its own scale) where it
 // was exact in f32.
 //
+// An f32 residual (a downsampling block's 1x1 projection or 3x3 branch, before the ReLU; a
+// function input) cannot go through the u8 dst: held there at the result's range it would lose
+// its negative values. Its `sum` becomes a binary_add post-op reading the f32 tensor in its own
+// layout, in real units before the Relu, and the result is still written u8:
+//
+//   before: conv_d u8 -> f32 y (post-ops ..., sum(r f32), Relu) ; reorder f32 y -> u8 ; conv_b
+//   after:  conv_d u8 -> u8 y (post-ops ..., binary_add(r f32), Relu, * 1/sy, + zy) ; conv_b
+//
+// The block's output then stays u8 for the next block's first conv and its residual sum. oneDNN
+// may pick another of its VNNI kernels for a full-tensor binary operand (jit_int8_1x1 where the
+// bare conv ran brgconv_1x1); that is accepted, its GEMM or reference code is not.
+//
 // A conv whose chain sums a kept residual into an f32 result fills its dst by one dequantizing
 // reorder from the residual's u8 bytes.
 //
@@ -45,13 +57,17 @@ namespace tessera::onednn {
 inline std::optional<ActQuant> act_quant(const Value& v) { return v.range ? u8_quant(*v.range) : std::nullopt; }
 
 // `po` (a kept value's chain in real units) with its `sum` entry reading the dst's old contents
-// as u8 at (sum_scale, sum_zero_point), and a final * 1 / out_scale; nullopt where oneDNN would
-// compute it wrong (append_eltwise_checked).
-inline std::optional<dnnl::post_ops> u8_output_post_ops(const dnnl::post_ops& po, float sum_scale, int32_t sum_zero_point, float out_scale) {
+// as u8 at (sum_scale, sum_zero_point), or, given `f32_residual` (the residual's f32 memory
+// desc), a binary_add reading that f32 tensor instead; and a final * 1 / out_scale. nullopt where
+// oneDNN would compute it wrong (append_eltwise_checked). `sum_index` receives the sum's position.
+inline std::optional<dnnl::post_ops> u8_output_post_ops(const dnnl::post_ops& po, float sum_scale, int32_t sum_zero_point, float out_scale,
+                                                        const memory::desc* f32_residual = nullptr, int* sum_index = nullptr) {
   dnnl::post_ops out;
   for (int i = 0; i < po.len(); ++i) {
     if (po.kind(i) == dnnl::primitive::kind::sum) {
-      out.append_sum(sum_scale, sum_zero_point);
+      if (sum_index) *sum_index = i;
+      if (f32_residual) out.append_binary(dnnl::algorithm::binary_add, *f32_residual);
+      else out.append_sum(sum_scale, sum_zero_point);
       continue;
     }
     if (po.kind(i) == dnnl::primitive::kind::eltwise) {
@@ -68,6 +84,12 @@ inline std::optional<dnnl::post_ops> u8_output_post_ops(const dnnl::post_ops& po
   }
   if (!append_eltwise_checked(out, EltwiseOp{dnnl::algorithm::eltwise_linear, 1.0f / out_scale, 0.0f})) return std::nullopt;
   return out;
+}
+
+// oneDNN's JIT int8 kernels (brgconv, jit_int8, jit_int8_1x1, ... on VNNI), not its GEMM or
+// reference code.
+inline bool vnni_int8_impl(const std::string& impl) {
+  return (impl.rfind("brg", 0) == 0 || impl.rfind("jit_int8", 0) == 0) && impl.find("vnni") != std::string::npos;
 }
 
 template <typename MakePd, typename Wire>
@@ -87,18 +109,29 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
   // The u8 destination, where the chain ended as predicted and oneDNN keeps its implementation.
   std::optional<ActQuant> kept;
   const auto residual = sum_source != kNoValue ? u8_of_.find(sum_source) : u8_of_.end();
-  if (out == end && keeps_u8(out) && (sum_source == kNoValue || residual != u8_of_.end())) {
+  // An f32 residual (a projection conv's output, a function input) is read by a binary_add
+  // post-op in its own layout, in real units before Relu: the result is written u8 at its own
+  // range, and the residual's negative values are summed exactly, not clipped.
+  std::optional<memory> f32_residual;
+  int sum_index = -1;
+  if (out == end && sum_source != kNoValue && residual == u8_of_.end() && keeps_u8(out)) {
+    const memory r = value_mem(sum_source);
+    if (r.get_desc().dims() == pd->dst_desc().dims()) f32_residual = r;
+  }
+  if (out == end && keeps_u8(out) && (sum_source == kNoValue || residual != u8_of_.end() || f32_residual)) {
     const ActQuant oq = *act_quant(fn_.value(out));
     const bool u8_residual = residual != u8_of_.end();
+    const memory::desc residual_md = f32_residual ? f32_residual->get_desc() : memory::desc();
     const auto po = u8_output_post_ops(owned_post_ops(attr.get_post_ops()), u8_residual ? residual->second.scale : 1.0f,
-                                       u8_residual ? residual->second.zero_point : 0, oq.scale);
+                                       u8_residual ? residual->second.zero_point : 0, oq.scale, f32_residual ? &residual_md : nullptr,
+                                       &sum_index);
     if (po) {
       dnnl::primitive_attr a = with_post_ops(attr, *po);
       if (oq.zero_point != 0) a.set_zero_points(DNNL_ARG_DST, 0, {oq.zero_point});
       dst_type = memory::data_type::u8;
       try {
         Pd trial = make_pd(a);
-        if (trial.impl_info_str() == pd->impl_info_str()) {
+        if (trial.impl_info_str() == pd->impl_info_str() || (f32_residual && vnni_int8_impl(trial.impl_info_str()))) {
           pd = std::move(trial);
           kept = oq;
         }
@@ -112,7 +145,10 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
   const memory::desc dst_md = pd->dst_desc();
   memory dst;
   if (kept) {
-    if (sum_source == kNoValue) {
+    if (f32_residual) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(sum_index) | DNNL_ARG_SRC_1] = *f32_residual;
+      dst = new_mem(dst_md);
+    } else if (sum_source == kNoValue) {
       dst = new_mem(dst_md);
     } else if (u8_in_place(n, sum_source, dst_md)) {   // the residual's u8 bytes, read at its own scale
       dst = residual->second.mem;

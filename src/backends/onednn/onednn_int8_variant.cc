@@ -5,12 +5,17 @@
 //   fn(x f32, W f32, B f32) { Conv(x, W, B) ─▶ Relu } -> y f32          x.range = [lo, hi]
 //     xq = reorder(x, scale 1/sx, dst zero point zx) u8      sx = (hi - lo) / 255, zx = round(-lo / sx)
 //     Wq = round(W[o] / sw[o]) s8, sw[o] = r[o] max|W[o]| / 127   (host step, redone when W's pointer changes)
-//     y  = conv_u8s8(xq - zx, Wq)  post-ops: binary_mul(sx * sw[o]), binary_add(B[o]), Relu, ...
+//     Bacc[o] = (B[o] - shift[o]) / (sx * sw[o])                 (host step, every run: O divisions)
+//     y  = conv_u8s8(xq - zx, Wq) + Bacc   post-ops: binary_mul(sx * sw[o]), Relu, ...
 //
 // The accumulator is exact (int32); the f32 result is scaled per output channel by a binary
 // post-op whose operand the weight step writes, so weights that are function inputs (every
-// outlined function's weights are) need no values at compile time. The bias, a per-channel
-// binary_add, stays in real units. The post-op chain then continues as in f32 (Relu, Clip, a
+// outlined function's weights are) need no values at compile time (oneDNN 2.x takes run-time
+// output scales on a matmul, not on a convolution). The bias goes in as the primitive's own bias
+// argument, in accumulator units: one per-channel post-op instead of three (scale, bias, bias
+// shift). A matmul against 2-D weights takes sx * sw[n] as its run-time output scales and the
+// bias shift as its bias: no per-column post-op; a batched source folds its rows into one rank-2
+// GEMM (oneDNN blocks the weights once). The post-op chain then continues as in f32 (Relu, Clip, a
 // residual `sum`, ...): the function's boundary stays f32, so an int8 partition crosses into and
 // out of fp32 ones like any other onednn function. Inside, a value between int8 convolutions
 // stays u8: its producer writes it at its readers' source scale (onednn_int8_chain.h).
@@ -24,7 +29,7 @@
 //
 // Bias correction: where the anchor's output value carries Value::int8_bias_shift (the mean error
 // of its int8 result per output channel on the calibration data: src/runtime/int8_bias_correction.h),
-// one more per-channel post-op subtracts it, right after the bias and before Relu/Clip/sum.
+// it is subtracted from the bias in accumulator units (above), before Relu/Clip/sum.
 //
 // Weight scales: r[o] in {1, 0.98, ..., 0.60} is the ratio whose rounding of W[o] has the least
 // squared error (MSE-optimal clipping): clipping a channel's few largest weights to a finer step
@@ -92,6 +97,26 @@ std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_chann
   return m;
 }
 
+memory OnednnProgram::add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels,
+                                           const memory::desc& md) {
+  memory acc = new_mem(md);
+  const std::optional<memory> real = b != kNoValue ? std::optional<memory>(view_mem(b, plain_md({channels}))) : std::nullopt;
+  // (b[o] - shift[o]) / scale[o], scale[o] = sx * sw[o] (written by the weight step before it):
+  // O divisions per run, redone every run since b is a function input bound per run. Reads b,
+  // shift and scales; writes all of acc.
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC_1, scales}, {DNNL_ARG_DST, acc}};
+  if (real) args[DNNL_ARG_SRC_0] = *real;
+  if (shift) args[DNNL_ARG_SRC_2] = *shift;
+  steps_.push_back({{}, std::move(args), [real, shift, scales, acc, channels] {
+                      const float* bv = real ? static_cast<const float*>(real->get_data_handle()) : nullptr;
+                      const float* sv = shift ? static_cast<const float*>(shift->get_data_handle()) : nullptr;
+                      const float* scale = static_cast<const float*>(scales.get_data_handle());
+                      float* out = static_cast<float*>(acc.get_data_handle());
+                      for (int64_t o = 0; o < channels; ++o) out[o] = ((bv ? bv[o] : 0.0f) - (sv ? sv[o] : 0.0f)) / scale[o];
+                    }, "host:bias_to_accumulator"});
+  return acc;
+}
+
 bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const Node& node = fn_.nodes[n];
   const ValueId x = node.inputs[0], w = node.inputs[1];
@@ -105,17 +130,21 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const int64_t O = ys[1];
   const Dims xd(xs.begin(), xs.end()), yd(ys.begin(), ys.end()), per_oc{1, O, 1, 1};
   const bool has_shift = !fn_.value(node.outputs[0]).int8_bias_shift.empty();
+  // The bias (less the bias shift) in accumulator units, the primitive's own bias argument: one
+  // per-channel post-op (the scale) instead of three (scale, bias, shift).
+  const bool has_bias = b != kNoValue || has_shift;
   dnnl::post_ops po;
   po.append_binary(algorithm::binary_mul, plain_md(per_oc));
-  if (b != kNoValue) po.append_binary(algorithm::binary_add, plain_md(per_oc));
-  if (has_shift) po.append_binary(algorithm::binary_sub, plain_md(per_oc));
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
   memory::data_type dst_type = memory::data_type::f32;   // u8 where the chain's end is kept (onednn_int8_chain.h)
   auto make = [&](const dnnl::primitive_attr& a) {
-    dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8), any_md(geo.wdims, s8),
-                                      any_md(yd, dst_type), geo.st, geo.dl, geo.pl, geo.pr);
+    auto d = has_bias ? dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8),
+                                                        any_md(geo.wdims, s8), plain_md({O}), any_md(yd, dst_type), geo.st, geo.dl,
+                                                        geo.pl, geo.pr)
+                      : dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, any_md(xd, u8),
+                                                        any_md(geo.wdims, s8), any_md(yd, dst_type), geo.st, geo.dl, geo.pl, geo.pr);
     return dnnl::convolution_forward::primitive_desc(d, a, engine_);
   };
   try {   // the probe: oneDNN may have no int8 kernel for this shape, grouping or zero point
@@ -134,15 +163,14 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
     add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
-    if (b != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(b, plain_md(per_oc));
-    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
+    if (has_bias) args[DNNL_ARG_BIAS] = add_accumulator_bias(b, shift, scales, O, plain_md({O}));
     return args;
   };
   // A chain that ends in a value kept in u8 writes it as u8 (onednn_int8_chain.h); f32 otherwise.
   ValueId residual = kNoValue;
   const ValueId end = predicted_chain_end(n, &residual);
   const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
-  if (u8_residual || (residual == kNoValue && keeps_u8(end))) finish_int8_conv(n, attr, dst_type, make, wire, end);
+  if (u8_residual || keeps_u8(end)) finish_int8_conv(n, attr, dst_type, make, wire, end);
   else finish_anchor(n, attr, make, wire);
   return true;
 }
@@ -158,7 +186,7 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   const Shape& bs = bv.type.shape;
   memory::desc a_md;
   Dims yd, bd;
-  bool trans_b = false;
+  bool trans_b = false, rows_folded = false;
   ValueId c = kNoValue;
   if (node.op == "Gemm") {
     if (attr_float(node.attrs, "alpha", 1.0) != 1.0) return false;
@@ -172,6 +200,16 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
       c = node.inputs[2];
       if (attr_float(node.attrs, "beta", 1.0) != 1.0 || fn_.value(c).kind == ValueKind::Intermediate) return false;
     }
+  } else if (as.size() > 2) {
+    // Rows folded, as build_matmul's gemm2d: [B*M, K] x [K, N] at rank 2, where oneDNN lays the
+    // s8 weights out in its blocks once (BA16a64b4a) instead of copying panels of a plain B at
+    // every call, as its brgemm matmul does at rank 3 and 4 (BERT's 1xSxH x HxH). Post-op
+    // operands fold the same way (post_op_rank_); the plain bytes of A and of the result are the same.
+    const int64_t K = as.back(), rows = av.type.numel() / K;
+    a_md = plain_md({rows, K});
+    yd = {rows, bs[1]};
+    bd = {bs[0], bs[1]};
+    rows_folded = true;
   } else {
     if (as.size() < 2) return false;
     a_md = plain_md(Dims(as.begin(), as.end()));
@@ -188,17 +226,21 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
   Dims per_n(rank, 1);
   per_n.back() = N;
   const std::optional<memory> shift = bias_shift(node.outputs[0], per_n, N);
+  // The per-column scale sx * sw[n] as the matmul's output scales, given at run time (the weight
+  // step writes them), where the epilogue applies them, and the bias shift as its bias in
+  // accumulator units: no per-column binary post-op of its own. Gemm's C stays a post-op, in
+  // real units after the scale.
   dnnl::post_ops po;
-  po.append_binary(algorithm::binary_mul, plain_md(per_n));
   const Dims cd = c != kNoValue ? padded(fn_.value(c).type.shape, rank) : Dims{};
   if (c != kNoValue) po.append_binary(algorithm::binary_add, plain_md(cd));
-  if (shift) po.append_binary(algorithm::binary_sub, plain_md(per_n));
   dnnl::primitive_attr attr;
+  attr.set_output_scales(1 << (rank - 1), {DNNL_RUNTIME_F32_VAL});
   attr.set_post_ops(po);
   if (q->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q->zero_point});
   const memory::desc a_u8 = plain_md(a_md.dims(), u8);
   auto make = [&](const dnnl::primitive_attr& at) {
-    dnnl::matmul::desc d(a_u8, any_md(bd, s8), plain_md(yd));
+    auto d = shift ? dnnl::matmul::desc(a_u8, any_md(bd, s8), plain_md(per_n), plain_md(yd))
+                   : dnnl::matmul::desc(a_u8, any_md(bd, s8), plain_md(yd));
     return dnnl::matmul::primitive_desc(d, at, engine_);
   };
   try {
@@ -208,17 +250,19 @@ bool OnednnProgram::build_matmul_int8(size_t n) {
     return false;
   }
   computes_in_int8_ = true;
+  post_op_rank_ = rows_folded ? 2 : 0;
   finish_anchor(n, attr, make, [&](const auto& pd) {
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, quantize_source(view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
-    memory scales = new_mem(plain_md(per_n)), weights;
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, shared_quantize(a, view_mem(a, a_md), a_u8, q->scale, q->zero_point)}};
+    memory scales = new_mem(plain_md({N})), weights;
     add_weight_quantizer(b, memory::desc(bd, s8, b_strides), pd.weights_desc(), scales, N, K, trans_b ? K : 1, trans_b ? 1 : N,
                          q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
-    if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
-    if (shift) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(c != kNoValue ? 2 : 1) | DNNL_ARG_SRC_1] = *shift;
+    args[DNNL_ARG_ATTR_OUTPUT_SCALES] = scales;
+    if (c != kNoValue) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = view_mem(c, plain_md(cd));
+    if (shift) args[DNNL_ARG_BIAS] = add_accumulator_bias(kNoValue, shift, scales, N, plain_md(per_n));
     return args;
   });
+  post_op_rank_ = 0;
   return true;
 }
 

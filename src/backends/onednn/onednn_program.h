@@ -269,6 +269,9 @@ class OnednnProgram {
   ValueId predicted_chain_end(size_t n, ValueId* residual = nullptr) const;
   bool keeps_u8(ValueId v) const;
   memory int8_source(ValueId x, const memory::desc& want, float scale, int32_t zero_point);
+  memory add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels,
+                              const memory::desc& md);
+  memory shared_quantize(ValueId x, const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   memory dequantized(ValueId v);
   void add_dequantize(ValueId v, const memory& to);   // kept v's real values into `to` (f32), a reorder step
   bool u8_in_place(size_t n, ValueId residual, const memory::desc& dst) const;
@@ -378,6 +381,11 @@ class OnednnProgram {
     int32_t zero_point = 0;
   };
   std::unordered_map<ValueId, U8Value> u8_of_;                 // values kept in u8 (onednn_int8_chain.h)
+  struct QuantizedSource {   // an f32 value (seen as `from`) quantized at its range
+    memory::desc from;
+    memory to;
+  };
+  std::unordered_map<ValueId, QuantizedSource> quantized_src_;   // shared by the value's int8 readers
   std::vector<char> int8_conv_;                                // by node: a Conv built in int8
   struct ScaleFold {
     ValueId source, scale;

@@ -1,8 +1,11 @@
 // u8 values between int8 convolutions (src/backends/onednn/onednn_int8_chain.cc): a conv chain
-// and two residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
-// conversion between the convs: one quantizing reorder, the function's source), and match ref
+// and residual blocks in one onednn_int8 function keep their inner activations in u8 (no f32
+// conversion between the convs: one quantizing reorder per source, shared by its readers), a
+// downsampling block's output too (its f32 residual read by a binary_add post-op), and match ref
 // within int8's tolerance on the calibration input and a held-out one; a candidate holding two
 // int8 convolutions has its end-to-end error measured whole (src/runtime/int8_calibration.h).
+// The int8 epilogues (onednn_int8_variant.cc): a conv's bias and a matmul's bias shift in
+// accumulator units, a batched MatMul against 2-D weights as one rank-2 GEMM.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -119,8 +122,9 @@ TEST_CASE("onednn_int8 chain: a value with an f32 reader stays f32") {
 
 // A ResNet downsampling block (3x3 stride 2 beside a 1x1 stride-2 projection, summed) and the
 // block after it. The projection's chain sums an f32 conv output (the residual before any ReLU:
-// negative values), so its result stays f32: in u8 at the ReLU'd result's range the residual
-// would lose its negative values (0.037 on this function against 0.011).
+// negative values): read by a binary_add post-op in f32, the block's output is still written
+// u8 (held in the u8 dst at the ReLU'd result's range the residual would lose its negative
+// values: 0.037 on this function against 0.011), and the next block reads it in u8.
 TEST_CASE("onednn_int8 chain: a downsampling block and the block after it") {
   FunctionBuilder b;
   const Shape half{1, 32, 7, 7};
@@ -138,11 +142,15 @@ TEST_CASE("onednn_int8 chain: a downsampling block and the block after it") {
   b.output(b.node("Relu", {b.node("Add", {cv(r1, 32, 3, 1, "3"), y0}, half)}, half));
   const Graph g = ranged(std::move(b.g));
   const Lowered l = lower(g);
-  std::vector<std::string> want{g.value(r0).name, g.value(r1).name};
+  std::vector<std::string> want{g.value(r0).name, g.value(y0).name, g.value(r1).name};
   std::sort(want.begin(), want.end());
   CHECK(l.u8_values == want);
+  // x quantized (read by the 3x3 and the projection); the last sum dequantizes its u8 residual
+  // into the function's f32 output. No quantizing reorder in front of the second block.
+  CHECK(l.reorders == 2);
   const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
   INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
   CHECK(on_calibration < 0.02);
   CHECK(held_out < 0.03);
 }
@@ -191,4 +199,95 @@ TEST_CASE("Int8CandidateErrors: a two-conv candidate's end-to-end error is its f
   CHECK(e > 1e-4);
   CHECK(e == Approx(whole).epsilon(0.05).margin(1e-5));
   CHECK(std::abs(e - sum) > 0.05 * sum);
+}
+
+// A conv's bias (and bias shift) in accumulator units is the primitive's own bias argument, one
+// host step per conv ((b - shift) / (sx * sw[o]) per channel), leaving one per-channel post-op
+// (the scale): the same numbers within float rounding.
+TEST_CASE("onednn_int8: a conv's bias runs as the primitive's bias, in accumulator units") {
+  FunctionBuilder b;
+  const ValueId x = b.input("x", kShape);
+  const ValueId r = b.node("Relu", {conv(b, x, "0")}, kShape);
+  b.output(conv(b, r, "1"));
+  const Graph g = ranged(std::move(b.g));
+  const onednn::OnednnProgram p(g, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  CHECK(std::count(impls.begin(), impls.end(), std::string("host:bias_to_accumulator")) == 2);
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
+  CHECK(on_calibration < 0.02);
+  CHECK(held_out < 0.04);
+}
+
+// A transformer's MatMul against 2-D weights ([1, S, H] x [H, N], then its bias Add and a Relu):
+// its rows fold into one rank-2 GEMM, [S, H] x [H, N], whose s8 weights oneDNN lays out in its
+// blocks once, with the bias Add's operand folded the same way.
+TEST_CASE("onednn_int8: a batched MatMul against 2-D weights runs as one rank-2 GEMM") {
+  FunctionBuilder b;
+  const Shape xs{1, 24, 32}, ys{1, 24, 48};
+  const ValueId x = b.input("x", xs);
+  const ValueId mm = b.node("MatMul", {x, b.input("w", {32, 48})}, ys);
+  b.output(b.node("Relu", {b.node("Add", {mm, b.input("bias", {48})}, ys)}, ys));
+  // x ranged only: w is a function input here, as an outlined function's weights are (a model's
+  // weights are constants, never ranged as a computed right operand).
+  CalibratedRanges only_x;
+  for (const auto& r : calibrate_ranges(b.g, ref_values(b.g, inputs_of(b.g, 1)), "minmax").ranges)
+    if (r.first == b.g.value(x).name) only_x.push_back(r);
+  REQUIRE(only_x.size() == 1);
+  const Graph g = with_calibrated_ranges(b.g, only_x);
+  const onednn::OnednnProgram p(g, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  const std::vector<onednn::Dims> dims = p.dst_dims();
+  REQUIRE(impls.size() == dims.size());
+  int gemms = 0;
+  for (size_t i = 0; i < impls.size(); ++i)
+    if (impls[i].rfind("matmul:", 0) == 0) {
+      ++gemms;
+      CHECK(dims[i] == onednn::Dims{24, 48});
+    }
+  CHECK(gemms == 1);
+  const double on_calibration = error_on(g, 1), held_out = error_on(g, 101);
+  INFO("calibration " << on_calibration << ", held out " << held_out);
+  CHECK(on_calibration > 1e-4);
+  CHECK(on_calibration < 0.02);
+  CHECK(held_out < 0.04);
+}
+
+// The same MatMul with a bias shift on its output (bias correction): the per-column scale runs as
+// the matmul's output scales and the shift as its bias in accumulator units (one host step),
+// no per-column post-op; the result moves by exactly the shift.
+TEST_CASE("onednn_int8: a MatMul's bias shift is its bias in accumulator units") {
+  FunctionBuilder b;
+  const Shape xs{1, 24, 32}, ys{1, 24, 48};
+  const ValueId x = b.input("x", xs);
+  const ValueId mm = b.node("MatMul", {x, b.input("w", {32, 48})}, ys);
+  b.output(mm);
+  CalibratedRanges only_x;
+  for (const auto& r : calibrate_ranges(b.g, ref_values(b.g, inputs_of(b.g, 1)), "minmax").ranges)
+    if (r.first == b.g.value(x).name) only_x.push_back(r);
+  const Graph plain = with_calibrated_ranges(b.g, only_x);
+  Graph shifted = plain;
+  std::vector<float> shift(48);
+  for (size_t i = 0; i < shift.size(); ++i) shift[i] = 0.01f * static_cast<float>(i) - 0.2f;
+  shifted.value(mm).int8_bias_shift = shift;
+  const onednn::OnednnProgram p(shifted, dnnl::engine(dnnl::engine::kind::cpu, 0), onednn::Precision::int8);
+  const std::vector<std::string> impls = p.implementations();
+  CHECK(std::count(impls.begin(), impls.end(), std::string("host:bias_to_accumulator")) == 1);
+  auto run = [](const Graph& g) {
+    const std::vector<HostTensor> in = inputs_of(g, 1);
+    HostTensor out(g.value(g.outputs[0]).type);
+    std::vector<ConstTensorView> views;
+    for (const HostTensor& t : in) views.push_back(t.view());
+    std::vector<TensorView> outs{out.view()};
+    make_backend_compiler("onednn_int8")->compile(g)->run(views, outs);
+    return out;
+  };
+  const HostTensor a = run(plain), c = run(shifted);
+  const auto av = a.as<float>(), cv = c.as<float>();
+  REQUIRE(av.size() == cv.size());
+  double worst = 0;
+  for (size_t i = 0; i < av.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(av[i] - shift[i % 48] - cv[i])));
+  CHECK(worst < 1e-4);
+  CHECK(error_on(plain, 1) < 0.02);
 }
