@@ -214,7 +214,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   const PlanErrorCheck check(graph, budget);
   // int8 variants: calibrated ranges on the graph the search sees (int8_calibration.h).
   std::optional<PlanQuantization> quantization;
-  Graph ranged;
+  std::shared_ptr<const Graph> ranged;   // shared with every round's outcome (its index refers to it)
   if (!int8.empty()) {
     if (budget.calibration.size() < graph.inputs.size())
       std::fprintf(stderr, "warning: int8 activation ranges from seeded random inputs; real calibration inputs give truer scales\n");
@@ -222,9 +222,9 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       std::fprintf(stderr, "warning: one calibration sample: its int8 error is one noisy draw; stack several along axis 0 so that the budget's verification sees their spread\n");
     // One shift per anchor, from the first int8 backend (int8_bias_correction.h).
     quantization = with_int8_bias_shifts(check.ranges(budget.calibration_ranges), graph, check.values(), int8_names.front());
-    ranged = with_calibrated_ranges(graph, *quantization);
+    ranged = std::make_shared<const Graph>(with_calibrated_ranges(graph, *quantization));
   }
-  const Graph& searched = quantization ? ranged : graph;
+  const Graph& searched = ranged ? *ranged : graph;
   // int8: the proxy adds the candidates' end-to-end errors in quadrature (see the header).
   const bool quadrature = quantization.has_value();
   std::optional<Int8CandidateErrors> int8_errors;
@@ -279,6 +279,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
       return choose_within_budget(problem, squared, B * B).allowed;
     };
     Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
+    r.outcome.searched_graph = ranged;
     for (int c : r.outcome.search.chosen) {
       const double e = error[static_cast<size_t>(c)];
       if (e >= 0) r.proxy += quadrature ? e * e : e;

@@ -61,6 +61,9 @@ struct PartitionOptions {
 };
 
 struct PartitionOutcome {
+  // The graph the search ran on where it is a derived copy of the caller's (an accuracy budget's
+  // calibrated ranges): `index` refers to it, so the outcome keeps it alive. Null otherwise.
+  std::shared_ptr<const Graph> searched_graph;
   std::unique_ptr<DataflowIndex> index;
   SearchProblem problem;             // candidates, costs, devices (problem.index = index.get())
   std::vector<std::string> backend_order;

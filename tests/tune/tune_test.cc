@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "search/partitioner.h"
+#include "search/steering.h"
+#include "search/why_not.h"
 #include "support/temp_dir.h"
 #include "tessera/backend_spec.h"
 #include "tessera/cost_database.h"
@@ -136,4 +138,24 @@ TEST_CASE("under --pin the race offers no contender that breaks it, and the plan
   const size_t measured = model.stats().measured;
   CHECK_THROWS_WITH(tune_graph(graph, backends, model, db.get(), options), Catch::Contains("'onednnn' is not among the backends"));
   CHECK(model.stats().measured == measured);   // refused before anything was measured
+}
+
+TEST_CASE("an int8 budget's outcome keeps the graph its search ran on, and --why reads it") {
+  // With int8 offered the search runs on a copy of the model carrying calibrated ranges; the
+  // outcome's index refers to that copy, so the outcome must own it (explain_why walks it).
+  const Graph graph = load_model(kConvBlock);
+  const std::vector<BackendSpec> backends = resolve_backends({"ref", "onednn", "onednn_int8"}, {});
+  const std::unique_ptr<CostModel> model = make_cost_model("roofline:data/devices/host.json");
+  TuneOptions options;
+  options.model_path = kConvBlock;
+  options.budget.max_rel_error = 0.05;
+  const TunedPlan tuned = tune_graph(graph, backends, *model, nullptr, options);
+  REQUIRE(tuned.search);
+  REQUIRE(tuned.search->searched_graph);
+  CHECK(&tuned.search->index->graph() == tuned.search->searched_graph.get());
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n) {
+    const WhyQuery q = parse_why(graph.node(n).name, graph, backends);
+    const Steering steering = Steering::resolve(graph, backends, {}, kConvBlock);
+    CHECK_THAT(explain_why(*tuned.search, graph, backends, steering, q), Catch::Contains("runs on"));
+  }
 }
