@@ -3,10 +3,13 @@
 #include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_host_softmax.h"
 #include "backends/onednn/onednn_program.h"
+#include "onednn_implementations.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
+using tessera::testing::count_prefix;
+using tessera::testing::listing;
 using I = std::vector<int64_t>;
 
 namespace {
@@ -15,17 +18,6 @@ ValueId ints(FunctionBuilder& b, I v) {
   return b.constant<int64_t>("c" + std::to_string(b.g.values.size()), DType::i64, {int64_t(v.size())}, v);
 }
 
-size_t count_prefix(const std::vector<std::string>& impls, const std::string& kind) {
-  size_t n = 0;
-  for (const std::string& impl : impls) n += impl.rfind(kind, 0) == 0;
-  return n;
-}
-
-std::string listing(const std::vector<std::string>& impls) {
-  std::string text;
-  for (const std::string& impl : impls) text += impl + "\n";
-  return text;
-}
 
 // torch's MultiheadAttention as exported: one projection to [S, 1, 3E], three Slices, each
 // Reshaped to [S, h, d] and Transposed to [h, S, d] (K to [h, d, S]), Q * K^T, Softmax, * V, the

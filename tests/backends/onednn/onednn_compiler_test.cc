@@ -4,30 +4,14 @@
 #include "backends/onednn/onednn_compiler.h"
 #include "backends/onednn/onednn_anchor.h"
 #include "backends/onednn/onednn_program.h"
+#include "onednn_implementations.h"
 
 using namespace tessera;
 using tessera::testing::FunctionBuilder;
 using tessera::testing::check_against_ref;
+using tessera::testing::count_prefix;
+using tessera::testing::listing;
 using I = std::vector<int64_t>;
-
-namespace {
-
-// How many of a program's steps (OnednnProgram::implementations) start with `kind`.
-size_t count_prefix(const std::vector<std::string>& impls, const std::string& kind) {
-  size_t n = 0;
-  for (const std::string& impl : impls) n += impl.rfind(kind, 0) == 0;
-  return n;
-}
-
-// A program's steps, one per line, for a failing check's message (an INFO inside a loop body
-// ends with each iteration and would show none of them).
-std::string listing(const std::vector<std::string>& impls) {
-  std::string text;
-  for (const std::string& impl : impls) text += impl + "\n";
-  return text;
-}
-
-}  // namespace
 
 TEST_CASE("onednn: Conv with groups, pads, strides, dilations, bias and a relu post-op") {
   check_against_ref("onednn", tessera::testing::grouped_conv_relu());
