@@ -140,27 +140,68 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
   return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)), options.pacer);
 }
 
-size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin, double clear_margin) {
+namespace {
+
+// The fastest single-backend plan and the fastest mixed one among contenders with a latency.
+// Within a group the earlier wins ties: singles in the order given, mixed plans the search's first
+// (a later mixed plan must be tie_margin faster).
+struct Leaders {
   std::optional<size_t> single, mixed;
+};
+
+Leaders leaders(const std::vector<PlanContender>& contenders, double tie_margin) {
+  Leaders l;
   for (size_t i = 0; i < contenders.size(); ++i) {
     const PlanContender& c = contenders[i];
     if (!c.latency_ms) continue;
-    std::optional<size_t>& group = c.single_backend ? single : mixed;
-    // Within a group the earlier wins ties: singles in the order given, mixed plans the search's first.
+    std::optional<size_t>& group = c.single_backend ? l.single : l.mixed;
     const double margin = c.single_backend ? 0.0 : tie_margin;
     if (!group || *c.latency_ms < *contenders[*group].latency_ms * (1.0 - margin)) group = i;
   }
-  if (!single) return mixed.value_or(0);
-  if (!mixed) return *single;
-  const PlanContender& m = contenders[*mixed];
-  const PlanContender& s = contenders[*single];
-  if (*m.latency_ms >= *s.latency_ms * (1.0 - tie_margin)) return *single;
-  if (*m.latency_ms < *s.latency_ms * (1.0 - clear_margin)) return *mixed;
+  return l;
+}
+
+}  // namespace
+
+std::optional<NarrowWin> narrow_win(const std::vector<PlanContender>& contenders, double tie_margin,
+                                   double clear_margin) {
+  const Leaders l = leaders(contenders, tie_margin);
+  if (!l.single || !l.mixed) return std::nullopt;
+  const double m = *contenders[*l.mixed].latency_ms;
+  const double s = *contenders[*l.single].latency_ms;
+  if (m >= s * (1.0 - tie_margin) || m < s * (1.0 - clear_margin)) return std::nullopt;
+  return NarrowWin{*l.mixed, *l.single};
+}
+
+size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_margin, double clear_margin) {
+  const Leaders l = leaders(contenders, tie_margin);
+  if (!l.single) return l.mixed.value_or(0);
+  if (!l.mixed) return *l.single;
+  const PlanContender& m = contenders[*l.mixed];
+  const PlanContender& s = contenders[*l.single];
+  if (*m.latency_ms >= *s.latency_ms * (1.0 - tie_margin)) return *l.single;
+  if (*m.latency_ms < *s.latency_ms * (1.0 - clear_margin)) return *l.mixed;
   // A narrow race win: the search's prices must put the mix ahead too (where both plans have them).
   const Cost& mc = m.plan.total_cost;
   const Cost& sc = s.plan.total_cost;
   const bool priced = mc.is_value() && sc.is_value() && mc.number() > 0.0 && sc.number() > 0.0;
-  return !priced || mc.number() < sc.number() * (1.0 - tie_margin) ? *mixed : *single;
+  return !priced || mc.number() < sc.number() * (1.0 - tie_margin) ? *l.mixed : *l.single;
+}
+
+void confirm_narrow_win(std::vector<PlanContender>& contenders,
+                        const std::function<double(size_t, int, double)>& time_round, const VerifyOptions& options) {
+  const std::optional<NarrowWin> w = narrow_win(contenders, options.tie_margin, options.clear_margin);
+  if (!w || !contenders[w->mixed].measured_now || !contenders[w->single].measured_now) return;
+  std::vector<char> pair(contenders.size(), 0);
+  pair[w->mixed] = pair[w->single] = 1;
+  VerifyOptions again = options;
+  again.pacer = w->single;
+  const std::vector<std::optional<double>> second =
+      race_contenders(std::vector<std::optional<double>>(contenders.size()), pair, time_round, again);
+  if (!second[w->mixed] || !second[w->single] || *second[w->single] <= 0.0) return;
+  const double single_ms = *contenders[w->single].latency_ms;
+  const double first = *contenders[w->mixed].latency_ms / single_ms;
+  contenders[w->mixed].latency_ms = single_ms * std::max(first, *second[w->mixed] / *second[w->single]);
 }
 
 size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& contenders, CostDatabase* database,
@@ -219,20 +260,21 @@ size_t choose_fastest_plan(const Graph& graph, std::vector<PlanContender>& conte
     const RunClock clock = plan_run_clock();   // CPU time at one thread (run_clock.h)
     std::vector<std::optional<double>> known;
     for (const PlanContender& c : contenders) known.push_back(c.latency_ms);
-    std::vector<std::optional<double>> raced = race_contenders(
-        known, to_time,
-        [&](size_t i, int round_repeat, double give_up_above_ms) {
-          LatencyStats s = measure_latency(*executors[i], inputs, round_repeat, 1, give_up_above_ms, clock);
-          runs[i] += static_cast<int64_t>(s.samples_ms.size());
-          return s.median_ms;
-        },
-        options);
+    auto time_round = [&](size_t i, int round_repeat, double give_up_above_ms) {
+      LatencyStats s = measure_latency(*executors[i], inputs, round_repeat, 1, give_up_above_ms, clock);
+      runs[i] += static_cast<int64_t>(s.samples_ms.size());
+      return s.median_ms;
+    };
+    std::vector<std::optional<double>> raced = race_contenders(known, to_time, time_round, options);
     for (size_t i = 0; i < contenders.size(); ++i) {
       if (!to_time[i] || !raced[i]) continue;
       contenders[i].latency_ms = raced[i];
       contenders[i].measured_now = true;
-      if (database) database->insert(keys[i], CostEntry{Cost::value(*raced[i] * 1e-3), 0.0, runs[i]});
     }
+    if (options.confirm_narrow) confirm_narrow_win(contenders, time_round, options);
+    for (size_t i = 0; i < contenders.size(); ++i)
+      if (contenders[i].measured_now && database)
+        database->insert(keys[i], CostEntry{Cost::value(*contenders[i].latency_ms * 1e-3), 0.0, runs[i]});
   }
 
   for (const PlanContender& c : contenders)

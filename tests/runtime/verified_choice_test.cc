@@ -231,6 +231,59 @@ TEST_CASE("a narrow race win ships a mixed plan only where the search's prices a
   CHECK(pick_contender(c, 0.02, 1.0) == 1);     // clear_margin 1: every win needs the search
 }
 
+TEST_CASE("a narrow race win timed now is raced again, the two plans alone, and must hold there too") {
+  auto contender = [](const std::string& label, bool single, double ms) {
+    PlanContender c{.label = label, .single_backend = single};
+    c.latency_ms = ms;
+    c.measured_now = true;
+    c.plan.total_cost = Cost::value(single ? 3.2e-3 : 2.93e-3);   // the search's prices agree
+    return c;
+  };
+  // mobilenet_v3_large: the mix 6% ahead in the first race, behind when the two race alone.
+  std::vector<PlanContender> c = {contender("collage", false, 3.00), contender("single:onednn", true, 3.20),
+                                  contender("single:xnnpack", true, 4.10)};
+  REQUIRE(pick_contender(c, 0.02, 0.10) == 0);
+  const std::optional<NarrowWin> w = narrow_win(c, 0.02, 0.10);
+  REQUIRE(w);
+  CHECK(w->mixed == 0);
+  CHECK(w->single == 1);
+
+  std::vector<std::vector<double>> script = {{3.30, 3.31, 3.32}, {3.20, 3.18, 3.19}, {}};
+  std::vector<size_t> calls(3, 0);
+  VerifyOptions options;
+  options.rounds = 3;
+  options.max_rounds = 3;
+  auto time_round = [&](size_t i, int, double) { return script[i].at(calls[i]++); };
+  confirm_narrow_win(c, time_round, options);
+  CHECK(calls == std::vector<size_t>{3, 3, 0});   // only the pair raced again
+  CHECK(*c[0].latency_ms > *c[1].latency_ms);      // the mix keeps its worse ratio: behind
+  CHECK(*c[1].latency_ms == 3.20);                 // the single plan keeps its figure
+  CHECK(pick_contender(c, 0.02, 0.10) == 1);
+
+  SECTION("confirmed: the mix keeps the larger of its two ratios and ships") {
+    c[0].latency_ms = 3.00;
+    script = {{2.90, 2.91, 2.92}, {3.20, 3.20, 3.20}, {}};
+    calls.assign(3, 0);
+    confirm_narrow_win(c, time_round, options);
+    CHECK(*c[0].latency_ms == Approx(3.00));    // 0.9375 against 0.909: the larger
+    CHECK(pick_contender(c, 0.02, 0.10) == 0);
+  }
+  SECTION("figures from the database are not raced again") {
+    c[0].latency_ms = 3.00;
+    c[1].measured_now = false;
+    calls.assign(3, 0);
+    confirm_narrow_win(c, time_round, options);
+    CHECK(calls == std::vector<size_t>{0, 0, 0});
+    CHECK(*c[0].latency_ms == 3.00);
+  }
+  SECTION("a clear win is not raced again") {
+    c[0].latency_ms = 2.80;
+    calls.assign(3, 0);
+    confirm_narrow_win(c, time_round, options);
+    CHECK(calls == std::vector<size_t>{0, 0, 0});
+  }
+}
+
 TEST_CASE("a search plan that is a single-backend plan races as that plan, under its label") {
   const MockCostModel model = byoc_tvm_model();
   const Graph g = tessera::testing::collage_diamond();
