@@ -1,5 +1,7 @@
-"""scripts/profile_vs_ort.py: a 1x1 conv that the onednn backend runs as a matmul of pixel rows
-counts as a 1x1 conv, not a MatMul, on a hand-written model and verbose log (no ORT, no tessera)."""
+"""scripts/profile_vs_ort.py on a hand-written model and verbose log (no ORT, no tessera): a 1x1 conv
+that the onednn backend runs as a matmul of pixel rows counts as a 1x1 conv, not a MatMul; what a
+oneDNN call spends outside its primitives (host steps) is a family of its own, not spread over the
+others by the scaling to CPU time; oneDNN's sum primitive is elementwise, as ORT's Sum."""
 import os
 import sys
 import tempfile
@@ -60,6 +62,34 @@ def test_families():
           "both primitives of each run are 1x1 convs: %r" % (runs,))
 
 
+
+def test_host_steps():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        model(path)
+        info = pv.ModelInfo(path)
+    lines = ["onednn_verbose,info,prim_template"]
+    for t in (0.3, 0.2, 0.1, 0.11, 0.12):
+        lines += [MM % ("49x64:64x128:49x128", t), CONV % "0.05"]
+    prims = pv.onednn_primitives(lines, 2, info.pointwise)
+    check([f for f, _, _ in prims] == ["1x1 conv", "1x1 conv"], "the run's two primitives: %r" % (prims,))
+    check(abs(prims[0][2] - 0.115) < 1e-9 and abs(prims[1][2] - 0.05) < 1e-9, "per-primitive medians: %r" % (prims,))
+    check(prims[0][1].startswith("matmul brg:avx512_core") and prims[0][1].endswith("49x64:64x128:49x128"),
+          "a primitive's label: %r" % (prims[0][1],))
+    # The oneDNN call runs 0.5 ms without the log: 0.335 ms outside its two primitives (0.165 ms).
+    calls = [{"backend": "onednn", "kernel": "@f0", "measured_ms": 0.9, "nodes": ["c1", "c2"]},
+             {"backend": "ref", "kernel": "@f1", "measured_ms": 0.02, "nodes": ["gap", "flat", "fc", "fc2"]}]
+    quiet = [dict(calls[0], measured_ms=0.5), calls[1]]
+    ms, count, top = pv.family_split(calls, info, prims, quiet)
+    check(abs(ms[pv.HOST] - 0.335) < 1e-9 and count[pv.HOST] == 1, "host steps: %r" % (dict(ms),))
+    check(abs(ms["1x1 conv"] - 0.165) < 1e-9, "the 1x1 convs are the primitives alone: %r" % (dict(ms),))
+    check(abs(sum(ms.values()) - 0.52) < 1e-9, "the families add up to the quiet run's calls: %r" % (dict(ms),))
+    check(abs(top["1x1 conv"][0][1] - 0.115) < 1e-9, "the costliest 1x1 conv first: %r" % (top,))
+    check(pv.onednn_family("sum", "src_f32::blocked:abcd:f0,,1x64x7x7") == "activation/elementwise",
+          "oneDNN's sum adds tensors elementwise")
+
+
 if __name__ == "__main__":
     test_families()
+    test_host_steps()
     print("ok")
