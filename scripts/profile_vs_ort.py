@@ -74,11 +74,13 @@ NORMS = {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "S
 POOLS = {"GlobalAveragePool", "AveragePool", "MaxPool", "GlobalMaxPool", "ReduceMean", "ReduceSum", "ReduceMax",
          "ReduceMin", "ReduceProd", "ReduceL2", "ArgMax", "ArgMin", "LpPool"}
 MOVES = {"Concat", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Split", "Slice", "Gather", "Pad", "Identity",
-         "Shape", "Expand", "Tile", "Transpose", "DepthToSpace", "SpaceToDepth", "Constant", "ConstantOfShape",
+         "Shape", "Size", "Expand", "Tile", "Transpose", "DepthToSpace", "SpaceToDepth", "Constant", "ConstantOfShape",
          "GatherElements", "ScatterND", "Range", "NonZero"}
 MATMULS = {"MatMul", "Gemm", "FusedMatMul", "FusedGemm", "MatMulNBits", "MatMulInteger", "QGemm"}
 CONVS = {"Conv", "FusedConv", "NhwcConv", "NhwcFusedConv", "QLinearConv", "ConvInteger"}
 CROSSINGS = {"ReorderInput", "ReorderOutput", "layout"}
+RECURRENT = {"LSTM", "GRU", "RNN", "DynamicQuantizeLSTM"}
+CONTROL = {"If", "Loop", "Scan"}
 
 
 def conv_family(in_channels, out_channels, groups, kh, kw):
@@ -113,6 +115,10 @@ def op_family(op):
         return "data movement"
     if op == "ConvTranspose":
         return "ConvTranspose"
+    if op in RECURRENT:
+        return "recurrent (LSTM, GRU, RNN)"
+    if op in CONTROL:
+        return "control flow (If, Loop, Scan)"
     return "other (%s)" % op
 
 
@@ -133,16 +139,35 @@ def ort_family(node):
 # ---- tessera -------------------------------------------------------------------------------------
 
 class ModelInfo:
-    """Node name -> (op, family) from the ONNX file, for calls outside oneDNN."""
+    """Node name -> (op, family) from the ONNX file, for calls outside oneDNN; the nodes of
+    control-flow bodies (If's branches, Loop's and Scan's bodies) too, since tessera inlines an If
+    whose condition is constant. `branch[name]`: the names of the nodes directly in a control-flow
+    node's bodies (a nested one's own body nodes are its own)."""
 
     def __init__(self, path):
         m = onnx.load_model(path, load_external_data=False)
-        dims = {t.name: list(t.dims) for t in m.graph.initializer}
         self.family = {}
         self.op = {}
-        pointwise, matmuls = set(), set()
-        for i, n in enumerate(m.graph.node):
+        self.branch = {}
+        self._pointwise, self._matmuls = set(), set()
+        self._add(m.graph, {})
+        # (C, O) of the model's 1x1 convs that no MatMul/Gemm weight shares: a oneDNN matmul of
+        # that [C, O] is a 1x1 conv run as a matmul of pixel rows (onednn_pointwise.cc).
+        self.pointwise = frozenset(self._pointwise - self._matmuls)
+
+    def _add(self, graph, outer_dims):
+        """Registers a graph's nodes, then its nodes' bodies; returns the names of its nodes."""
+        dims = dict(outer_dims)
+        dims.update({t.name: list(t.dims) for t in graph.initializer})
+        for n in graph.node:
+            if n.op_type == "Constant":
+                for a in n.attribute:
+                    if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+                        dims[n.output[0]] = list(a.t.dims)
+        names = []
+        for i, n in enumerate(graph.node):
             name = n.name or "%s_%d" % (n.op_type, i)
+            names.append(name)
             self.op[name] = n.op_type
             fam = op_family(n.op_type)
             if n.op_type == "Conv" and len(n.input) > 1 and len(dims.get(n.input[1], [])) == 4:
@@ -150,15 +175,16 @@ class ModelInfo:
                 groups = next((a.i for a in n.attribute if a.name == "group"), 1)
                 fam = conv_family(w[1] * groups, w[0], groups, w[2], w[3])
                 if fam == "1x1 conv":
-                    pointwise.add((w[1], w[0]))
+                    self._pointwise.add((w[1], w[0]))
             if n.op_type in MATMULS:
                 for v in n.input[1:2]:
                     if len(dims.get(v, [])) == 2:
-                        matmuls.update({tuple(dims[v]), tuple(reversed(dims[v]))})
+                        self._matmuls.update({tuple(dims[v]), tuple(reversed(dims[v]))})
             self.family[name] = fam
-        # (C, O) of the model's 1x1 convs that no MatMul/Gemm weight shares: a oneDNN matmul of
-        # that [C, O] is a 1x1 conv run as a matmul of pixel rows (onednn_pointwise.cc).
-        self.pointwise = frozenset(pointwise - matmuls)
+            bodies = [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+            if bodies:
+                self.branch[name] = set().union(*(self._add(g, dims) for g in bodies))
+        return names
 
     def anchors(self, nodes):
         return sum(1 for name in nodes if self.op.get(name) in ANCHORS)
@@ -359,18 +385,33 @@ def tessera_profile(args, model, plan, info, verbose):
     return family_split(calls, info, prims, quiet)
 
 
-def ort_profile(args, model, out_dir, name):
+def ort_split(nodes, info):
+    """({family: ms}, {family: count}, {family: [(label, ms)]}) of ORT's profile rows `nodes`.
+
+    ORT profiles the nodes of a control-flow node's bodies on their own rows, and the node's row
+    spans them: it counts for what it spends itself, its time less its body nodes' rows
+    (info.branch), as the family "control flow"; the body nodes go to their own families.
+    """
+    ms, count, top = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    by_name = collections.Counter()
+    for n in nodes:
+        by_name[n["name"]] += n["median_ms"]
+    for n in nodes:
+        fam = ort_family(n)
+        t = n["median_ms"]
+        if n["op"] in CONTROL:
+            t = max(0.0, t - sum(by_name[b] for b in info.branch.get(n["name"], ())))
+        ms[fam] += t
+        count[fam] += 1
+        top[fam].append(("%s %s" % (n["op"], n["name"]), t))
+    return ms, count, top
+
+
+def ort_profile(args, model, out_dir, name, info):
     path = os.path.join(out_dir, name + ".ort_profile.json")
     run_cmd(["node", "bench/peer/ort_bench.js", model, str(args.threads)] + args.shape_flags +
             ["--runs", str(args.repeat), "--warmup", "3", "--profile", path])
-    prof = json.load(open(path))
-    ms, count, top = collections.Counter(), collections.Counter(), collections.defaultdict(list)
-    for n in prof["nodes"]:
-        fam = ort_family(n)
-        ms[fam] += n["median_ms"]
-        count[fam] += 1
-        top[fam].append(("%s %s" % (n["op"], n["name"]), n["median_ms"]))
-    return ms, count, top
+    return ort_split(json.load(open(path))["nodes"], info)
 
 
 def model_path(args, name):
@@ -413,7 +454,7 @@ def profile_model(args, spec):
                 t_fams.append(ms)
             else:
                 o_cpu.append(ort_cpu(args, model, n))
-                ms, o_count, o_top = ort_profile(args, model, args.out, name)
+                ms, o_count, o_top = ort_profile(args, model, args.out, name, info)
                 o_fams.append(ms)
     # Wall-clock medians read high by what load the machine had at that moment; the CPU time per
     # run does not. Each side's families are scaled to its CPU time per run, so that they are the

@@ -1,7 +1,9 @@
 """scripts/profile_vs_ort.py on a hand-written model and verbose log (no ORT, no tessera): a 1x1 conv
 that the onednn backend runs as a matmul of pixel rows counts as a 1x1 conv, not a MatMul; what a
 oneDNN call spends outside its primitives (host steps) is a family of its own, not spread over the
-others by the scaling to CPU time; oneDNN's sum primitive is elementwise, as ORT's Sum."""
+others by the scaling to CPU time; oneDNN's sum primitive is elementwise, as ORT's Sum; the nodes
+of an If's branches have their families (tessera inlines the If), and ORT's If row counts its own
+time only, not its branch nodes' rows again."""
 import os
 import sys
 import tempfile
@@ -89,7 +91,35 @@ def test_host_steps():
           "oneDNN's sum adds tensors elementwise")
 
 
+
+def test_control_flow():
+    """x -> If(c) [then: Relu -> Sigmoid; else: Identity] -> y, the condition an input."""
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="t_relu"),
+                              helper.make_node("Sigmoid", ["r"], ["s"], name="t_sig")], "then", [],
+                             [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 4])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"], name="e_id")], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 4])])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then, else_branch=other)], "m",
+                          [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                           helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "if.onnx")
+        onnx.save(helper.make_model(g), path)
+        info = pv.ModelInfo(path)
+    check(info.family.get("t_sig") == "activation/elementwise" and info.family.get("e_id") == "data movement",
+          "branch nodes' families: %r" % (info.family,))
+    check(info.branch.get("if0") == {"t_relu", "t_sig", "e_id"}, "the If's branch nodes: %r" % (info.branch,))
+    rows = [{"name": "if0", "op": "If", "median_ms": 0.05}, {"name": "t_relu", "op": "Relu", "median_ms": 0.01},
+            {"name": "t_sig", "op": "Sigmoid", "median_ms": 0.015}]
+    ms, count, _ = pv.ort_split(rows, info)
+    check(abs(ms["control flow (If, Loop, Scan)"] - 0.025) < 1e-9, "the If's own time: %r" % (dict(ms),))
+    check(abs(sum(ms.values()) - 0.05) < 1e-9, "the rows add up to the If's span: %r" % (dict(ms),))
+    check(pv.op_family("LSTM") == "recurrent (LSTM, GRU, RNN)", "LSTM is a recurrent cell")
+
+
 if __name__ == "__main__":
     test_families()
     test_host_steps()
+    test_control_flow()
     print("ok")
