@@ -3,7 +3,7 @@
 
     /usr/bin/python3 scripts/profile_vs_ort.py --models resnext50_32x4d mnasnet1_0 ... \\
         [--build build] [--zoo DIR] [--out DIR] [--backends L] [--cache DB] [--plan-dir DIR] \\
-        [--threads T] [--repeat N] [--rounds R] [--cpu-ms MS] [--json OUT.json]
+        [--threads T] [--repeat N] [--rounds R] [--cpu-ms MS] [--input-shape NAME=AxB]... [--json OUT.json]
 
 Per model (an ONNX file, or a name of scripts/export_models.py's zoo, exported into --zoo on first
 use): the plan is --plan-dir/NAME.json when it exists, else `tessera tune` over --backends writes
@@ -15,7 +15,13 @@ it (database --cache, kept between invocations). Then, R rounds alternating the 
   usually most of the model, are split by oneDNN's verbose log of the same run (DNNL_VERBOSE=1,
   exec time per primitive): the log's last runs are periodic, one period per executor run, and
   each primitive's median over the profiled runs goes to its family (a convolution's by its
-  problem descriptor: groups, channels, kernel).
+  problem descriptor: groups, channels, kernel). What a oneDNN call spends outside its
+  primitives is in no log line: its host steps (the SiLU, GELU and Softmax passes, linear
+  Resize, Concat copies, channel shuffles) and the dispatch of every step. That is the family
+  "oneDNN host steps, dispatch": the oneDNN calls' time in a second profiled run without the log
+  (whose writes cost time inside the calls) less the primitives' sum; being a difference of two
+  runs, it also holds their difference (a few percent of the calls' time under load). Without
+  it, that time would be spread over every family by the scaling to CPU time below.
 - ORT: bench/peer/ort_bench.js --profile, ORT's own per-node profile, one row per node ORT runs
   after its graph optimizations (FusedConv, NCHWc Conv, the ReorderInput/ReorderOutput it adds);
   a Conv's family comes from its input and weight shapes.
@@ -24,8 +30,10 @@ Families: dense / 1x1 / grouped / depthwise-by-kernel convolution, ConvTranspose
 normalization, activation/elementwise, pooling/reduction, Resize, data movement, and crossings
 (layout conversions: tessera's calls between backends and oneDNN's reorders inside a function;
 ORT's NCHWc reorders and the Transposes its layout transformer adds). Prints one markdown table
-per model (per family: tessera ms, ORT ms, the difference, node counts) and a summary over the
-models: the end-to-end figures and which families hold the difference.
+per model (per family: tessera ms, ORT ms, the difference, node counts; then, for each family
+where tessera is behind, the three costliest primitives, calls or nodes of each side) and a
+summary over the models: the end-to-end figures, and per family the sums over the models and
+their ratio. --input-shape goes to both sides for every model (symbolic input dimensions).
 
 End to end, each side is the CPU time of one run: a process's CPU time (wait4's rusage) for
 N + 1 runs less that for 1 run, over N (N: --cpu-ms of runs by the plan's prediction), in rounds alternating the two sides; tessera / ORT is
@@ -66,11 +74,13 @@ NORMS = {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "S
 POOLS = {"GlobalAveragePool", "AveragePool", "MaxPool", "GlobalMaxPool", "ReduceMean", "ReduceSum", "ReduceMax",
          "ReduceMin", "ReduceProd", "ReduceL2", "ArgMax", "ArgMin", "LpPool"}
 MOVES = {"Concat", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Split", "Slice", "Gather", "Pad", "Identity",
-         "Shape", "Expand", "Tile", "Transpose", "DepthToSpace", "SpaceToDepth", "Constant", "ConstantOfShape",
+         "Shape", "Size", "Expand", "Tile", "Transpose", "DepthToSpace", "SpaceToDepth", "Constant", "ConstantOfShape",
          "GatherElements", "ScatterND", "Range", "NonZero"}
 MATMULS = {"MatMul", "Gemm", "FusedMatMul", "FusedGemm", "MatMulNBits", "MatMulInteger", "QGemm"}
 CONVS = {"Conv", "FusedConv", "NhwcConv", "NhwcFusedConv", "QLinearConv", "ConvInteger"}
 CROSSINGS = {"ReorderInput", "ReorderOutput", "layout"}
+RECURRENT = {"LSTM", "GRU", "RNN", "DynamicQuantizeLSTM"}
+CONTROL = {"If", "Loop", "Scan"}
 
 
 def conv_family(in_channels, out_channels, groups, kh, kw):
@@ -105,6 +115,10 @@ def op_family(op):
         return "data movement"
     if op == "ConvTranspose":
         return "ConvTranspose"
+    if op in RECURRENT:
+        return "recurrent (LSTM, GRU, RNN)"
+    if op in CONTROL:
+        return "control flow (If, Loop, Scan)"
     return "other (%s)" % op
 
 
@@ -125,16 +139,35 @@ def ort_family(node):
 # ---- tessera -------------------------------------------------------------------------------------
 
 class ModelInfo:
-    """Node name -> (op, family) from the ONNX file, for calls outside oneDNN."""
+    """Node name -> (op, family) from the ONNX file, for calls outside oneDNN; the nodes of
+    control-flow bodies (If's branches, Loop's and Scan's bodies) too, since tessera inlines an If
+    whose condition is constant. `branch[name]`: the names of the nodes directly in a control-flow
+    node's bodies (a nested one's own body nodes are its own)."""
 
     def __init__(self, path):
         m = onnx.load_model(path, load_external_data=False)
-        dims = {t.name: list(t.dims) for t in m.graph.initializer}
         self.family = {}
         self.op = {}
-        pointwise, matmuls = set(), set()
-        for i, n in enumerate(m.graph.node):
+        self.branch = {}
+        self._pointwise, self._matmuls = set(), set()
+        self._add(m.graph, {})
+        # (C, O) of the model's 1x1 convs that no MatMul/Gemm weight shares: a oneDNN matmul of
+        # that [C, O] is a 1x1 conv run as a matmul of pixel rows (onednn_pointwise.cc).
+        self.pointwise = frozenset(self._pointwise - self._matmuls)
+
+    def _add(self, graph, outer_dims):
+        """Registers a graph's nodes, then its nodes' bodies; returns the names of its nodes."""
+        dims = dict(outer_dims)
+        dims.update({t.name: list(t.dims) for t in graph.initializer})
+        for n in graph.node:
+            if n.op_type == "Constant":
+                for a in n.attribute:
+                    if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+                        dims[n.output[0]] = list(a.t.dims)
+        names = []
+        for i, n in enumerate(graph.node):
             name = n.name or "%s_%d" % (n.op_type, i)
+            names.append(name)
             self.op[name] = n.op_type
             fam = op_family(n.op_type)
             if n.op_type == "Conv" and len(n.input) > 1 and len(dims.get(n.input[1], [])) == 4:
@@ -142,15 +175,16 @@ class ModelInfo:
                 groups = next((a.i for a in n.attribute if a.name == "group"), 1)
                 fam = conv_family(w[1] * groups, w[0], groups, w[2], w[3])
                 if fam == "1x1 conv":
-                    pointwise.add((w[1], w[0]))
+                    self._pointwise.add((w[1], w[0]))
             if n.op_type in MATMULS:
                 for v in n.input[1:2]:
                     if len(dims.get(v, [])) == 2:
-                        matmuls.update({tuple(dims[v]), tuple(reversed(dims[v]))})
+                        self._matmuls.update({tuple(dims[v]), tuple(reversed(dims[v]))})
             self.family[name] = fam
-        # (C, O) of the model's 1x1 convs that no MatMul/Gemm weight shares: a oneDNN matmul of
-        # that [C, O] is a 1x1 conv run as a matmul of pixel rows (onednn_pointwise.cc).
-        self.pointwise = frozenset(pointwise - matmuls)
+            bodies = [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+            if bodies:
+                self.branch[name] = set().union(*(self._add(g, dims) for g in bodies))
+        return names
 
     def anchors(self, nodes):
         return sum(1 for name in nodes if self.op.get(name) in ANCHORS)
@@ -188,12 +222,13 @@ def onednn_family(kind, desc, pointwise=frozenset()):
             "softmax": "activation/elementwise", "logsoftmax": "activation/elementwise",
             "softmax_v2": "activation/elementwise", "prelu": "activation/elementwise",
             "pooling": "pooling/reduction", "pooling_v2": "pooling/reduction", "reduction": "pooling/reduction",
-            "resampling": "Resize", "reorder": "crossing/layout", "concat": "data movement", "sum": "data movement",
+            "resampling": "Resize", "reorder": "crossing/layout", "concat": "data movement", "sum": "activation/elementwise",
             "shuffle": "data movement"}.get(kind, "other (onednn %s)" % kind)
 
 
-def onednn_runs(lines, repeat, pointwise=frozenset()):
-    """The last `repeat` executor runs of a DNNL_VERBOSE=1 log: lists of (family, ms).
+def periodic_tail(lines, repeat):
+    """The executions of a DNNL_VERBOSE=1 log as (kind, descriptor, ms), and the period p of its
+    last `repeat` executor runs (0: none found).
 
     `run --profile` runs the executor 2 * (repeat + 1) times; before them come compile-time
     executions (weight reorders). The runs are the log's periodic tail: the largest period p whose
@@ -210,12 +245,38 @@ def onednn_runs(lines, repeat, pointwise=frozenset()):
     for p in range(len(execs) // need, 0, -1):
         tail = keys[len(keys) - need * p:]
         if all(tail[i] == tail[i + p] for i in range(len(tail) - p)):
-            runs = []
-            for r in range(repeat):
-                start = len(execs) - (repeat - r) * p
-                runs.append([(onednn_family(k, d, pointwise), t) for k, d, t in execs[start:start + p]])
-            return runs
-    return []
+            return execs, p
+    return execs, 0
+
+
+def onednn_runs(lines, repeat, pointwise=frozenset()):
+    """The last `repeat` executor runs of a DNNL_VERBOSE=1 log: lists of (family, ms)."""
+    execs, p = periodic_tail(lines, repeat)
+    runs = []
+    for r in range(repeat if p else 0):
+        start = len(execs) - (repeat - r) * p
+        runs.append([(onednn_family(k, d, pointwise), t) for k, d, t in execs[start:start + p]])
+    return runs
+
+
+def primitive_label(kind, desc):
+    """A short name of a oneDNN primitive from its verbose kind and descriptor: kind, the
+    implementation and the problem (the descriptor's last field)."""
+    f = desc.split(",")
+    return "%s %s %s" % (kind, f[0], f[-1] if len(f) > 1 else "")
+
+
+def onednn_primitives(lines, repeat, pointwise=frozenset()):
+    """Each primitive of one executor run as (family, label, median ms over the last `repeat` runs)."""
+    execs, p = periodic_tail(lines, repeat)
+    if not p:
+        return []
+    out = []
+    for i in range(p):
+        k, d, _ = execs[len(execs) - repeat * p + i]
+        t = statistics.median(execs[len(execs) - (repeat - r) * p + i][2] for r in range(repeat))
+        out.append((onednn_family(k, d, pointwise), primitive_label(k, d), t))
+    return out
 
 
 def run_cmd(cmd, env=None):
@@ -244,13 +305,13 @@ def cpu_per_run(cmd_of_runs, n):
 
 
 def tessera_cpu(args, model, plan, n):
-    return cpu_per_run(lambda k: [args.tessera, "run", model, "--plan", plan, "--repeat", str(k), "--threads",
-                                  str(args.threads)], n)
+    return cpu_per_run(lambda k: [args.tessera, "run", model] + args.shape_flags + ["--plan", plan, "--repeat", str(k),
+                                                                                  "--threads", str(args.threads)], n)
 
 
 def ort_cpu(args, model, n):
-    return cpu_per_run(lambda k: ["node", "bench/peer/ort_bench.js", model, str(args.threads), "--runs", str(k),
-                                  "--warmup", "1"], n)
+    return cpu_per_run(lambda k: ["node", "bench/peer/ort_bench.js", model, str(args.threads)] + args.shape_flags +
+                       ["--runs", str(k), "--warmup", "1"], n)
 
 
 def cpu_runs(args, plan):
@@ -260,14 +321,13 @@ def cpu_runs(args, plan):
     return max(args.repeat, min(1000, math.ceil(args.cpu_ms / predicted_ms)))
 
 
-def tessera_profile(args, model, plan, info, verbose):
-    """One profiled run: ({family: ms}, {family: count}).
+HOST = "oneDNN host steps, dispatch"
 
-    With `verbose`, the run writes oneDNN's log, and oneDNN's calls are its primitives
-    (onednn_runs); the log's own writes then land outside every family.
-    """
-    cmd = [args.tessera, "run", model, "--plan", plan, "--profile", "--json", "--repeat", str(args.repeat),
-           "--threads", str(args.threads)]
+
+def tessera_calls(args, model, plan, verbose):
+    """One `run --profile --json` of the plan: (its output, the profile's calls)."""
+    cmd = [args.tessera, "run", model] + args.shape_flags + ["--plan", plan, "--profile", "--json", "--repeat",
+                                                              str(args.repeat), "--threads", str(args.threads)]
     env = dict(os.environ)
     env.pop("ONEDNN_VERBOSE", None)
     if verbose:
@@ -275,41 +335,83 @@ def tessera_profile(args, model, plan, info, verbose):
     else:
         env.pop("DNNL_VERBOSE", None)
     text = run_cmd(cmd, env)
-    out = json_line(text)
-    runs = onednn_runs(text.splitlines(), args.repeat, info.pointwise) if verbose else []
-    if verbose and not runs:
-        raise RuntimeError("%s: oneDNN's verbose log had no periodic tail" % model)
-    ms, count = collections.Counter(), collections.Counter()
-    for c in out["profile"]:
-        if c.get("backend") == "onednn" and runs:
+    return text, json_line(text)["profile"]
+
+
+def family_split(calls, info, primitives, quiet_calls=None):
+    """({family: ms}, {family: count}, {family: [(label, ms)]}) of one profiled run.
+
+    `calls`: the profile's calls; `primitives`: onednn_primitives of the same run's verbose log
+    (empty: no oneDNN call, or no log), which stand for the oneDNN calls. What a oneDNN call
+    spends outside its primitives (host steps: the SiLU, GELU and Softmax passes, linear Resize,
+    Concat copies and channel shuffles; the steps' dispatch) is in no primitive: it is the oneDNN
+    calls' time in `quiet_calls` (the profile of a run without the log, whose writes cost time
+    inside the calls) less the primitives' sum, the family HOST.
+    """
+    ms, count, top = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    for c in calls:
+        if c.get("backend") == "onednn" and primitives:
             continue
-        fam = "crossing/layout" if c["kernel"].startswith("layout.") else info.call_family(c.get("nodes") or [])
-        if c.get("backend") and c["backend"] != "(crossing)" and info.anchors(c.get("nodes") or []) > 1:
+        nodes = c.get("nodes") or []
+        fam = "crossing/layout" if c["kernel"].startswith("layout.") else info.call_family(nodes)
+        if c.get("backend") and c["backend"] != "(crossing)" and info.anchors(nodes) > 1:
             fam = "whole %s functions" % c["backend"]
         ms[fam] += c["measured_ms"]
         count[fam] += 1
-    if runs:
-        per_run = [collections.Counter() for _ in runs]
-        for r, run in enumerate(runs):
-            for fam, t in run:
-                per_run[r][fam] += t
-        for fam in set().union(*per_run):
-            ms[fam] += statistics.median(run[fam] for run in per_run)
-            count[fam] += sum(1 for f, _ in runs[0] if f == fam)
-    return ms, count
-
-
-def ort_profile(args, model, out_dir, name):
-    path = os.path.join(out_dir, name + ".ort_profile.json")
-    run_cmd(["node", "bench/peer/ort_bench.js", model, str(args.threads), "--runs", str(args.repeat), "--warmup", "3",
-             "--profile", path])
-    prof = json.load(open(path))
-    ms, count = collections.Counter(), collections.Counter()
-    for n in prof["nodes"]:
-        fam = ort_family(n)
-        ms[fam] += n["median_ms"]
+        top[fam].append(("%s %s" % (c.get("backend"), nodes[0] if nodes else c["kernel"]), c["measured_ms"]))
+    for fam, label, t in primitives:
+        ms[fam] += t
         count[fam] += 1
-    return ms, count
+        top[fam].append((label, t))
+    if primitives and quiet_calls is not None:
+        onednn = [c["measured_ms"] for c in quiet_calls if c.get("backend") == "onednn"]
+        ms[HOST] += max(0.0, sum(onednn) - sum(t for _, _, t in primitives))
+        count[HOST] += len(onednn)
+        top[HOST].append(("%d oneDNN calls less their %d primitives" % (len(onednn), len(primitives)), ms[HOST]))
+    return ms, count, top
+
+
+def tessera_profile(args, model, plan, info, verbose):
+    """One profiled run: ({family: ms}, {family: count}, {family: [(label, ms)]}).
+
+    With `verbose`, a run that writes oneDNN's log splits the oneDNN calls into their primitives
+    (onednn_primitives), and a run without it gives the calls' own time (family_split).
+    """
+    text, calls = tessera_calls(args, model, plan, verbose)
+    prims = onednn_primitives(text.splitlines(), args.repeat, info.pointwise) if verbose else []
+    if verbose and not prims:
+        raise RuntimeError("%s: oneDNN's verbose log had no periodic tail" % model)
+    quiet = tessera_calls(args, model, plan, False)[1] if verbose else None
+    return family_split(calls, info, prims, quiet)
+
+
+def ort_split(nodes, info):
+    """({family: ms}, {family: count}, {family: [(label, ms)]}) of ORT's profile rows `nodes`.
+
+    ORT profiles the nodes of a control-flow node's bodies on their own rows, and the node's row
+    spans them: it counts for what it spends itself, its time less its body nodes' rows
+    (info.branch), as the family "control flow"; the body nodes go to their own families.
+    """
+    ms, count, top = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    by_name = collections.Counter()
+    for n in nodes:
+        by_name[n["name"]] += n["median_ms"]
+    for n in nodes:
+        fam = ort_family(n)
+        t = n["median_ms"]
+        if n["op"] in CONTROL:
+            t = max(0.0, t - sum(by_name[b] for b in info.branch.get(n["name"], ())))
+        ms[fam] += t
+        count[fam] += 1
+        top[fam].append(("%s %s" % (n["op"], n["name"]), t))
+    return ms, count, top
+
+
+def ort_profile(args, model, out_dir, name, info):
+    path = os.path.join(out_dir, name + ".ort_profile.json")
+    run_cmd(["node", "bench/peer/ort_bench.js", model, str(args.threads)] + args.shape_flags +
+            ["--runs", str(args.repeat), "--warmup", "3", "--profile", path])
+    return ort_split(json.load(open(path))["nodes"], info)
 
 
 def model_path(args, name):
@@ -324,7 +426,7 @@ def model_path(args, name):
 def plan_for(args, model, name):
     plan = os.path.join(args.plan_dir, name + ".json")
     if not os.path.exists(plan):
-        run_cmd([args.tessera, "tune", model, "--backends", args.backends, "--cache", args.cache, "--plan", plan,
+        run_cmd([args.tessera, "tune", model] + args.shape_flags + ["--backends", args.backends, "--cache", args.cache, "--plan", plan,
                  "-j", "1", "--threads", str(args.threads)])
     return plan
 
@@ -342,17 +444,17 @@ def profile_model(args, spec):
     verbose = "onednn" in partitions
     n = cpu_runs(args, plan)
     t_cpu, o_cpu, t_fams, o_fams = [], [], [], []
-    t_count = o_count = None
+    t_count = o_count = t_top = o_top = None
     for r in range(args.rounds):
         sides = ["t", "o"] if r % 2 == 0 else ["o", "t"]
         for side in sides:
             if side == "t":
                 t_cpu.append(tessera_cpu(args, model, plan, n))
-                ms, t_count = tessera_profile(args, model, plan, info, verbose)
+                ms, t_count, t_top = tessera_profile(args, model, plan, info, verbose)
                 t_fams.append(ms)
             else:
                 o_cpu.append(ort_cpu(args, model, n))
-                ms, o_count = ort_profile(args, model, args.out, name)
+                ms, o_count, o_top = ort_profile(args, model, args.out, name, info)
                 o_fams.append(ms)
     # Wall-clock medians read high by what load the machine had at that moment; the CPU time per
     # run does not. Each side's families are scaled to its CPU time per run, so that they are the
@@ -372,7 +474,13 @@ def profile_model(args, spec):
             "tessera_rounds": t_cpu, "ort_rounds": o_cpu,
             "ratio": statistics.median(t / o for t, o in zip(t_cpu, o_cpu)),
             "wall_over_cpu": load, "families": families, "families_wall": walls,
-            "counts": {"tessera": dict(t_count), "ort": dict(o_count)}}
+            "counts": {"tessera": dict(t_count), "ort": dict(o_count)},
+            "top": {"tessera": largest(t_top), "ort": largest(o_top)}}
+
+
+def largest(top, k=5):
+    """Per family, its k costliest nodes or primitives of one profiled run (unscaled ms)."""
+    return {f: sorted(items, key=lambda x: -x[1])[:k] for f, items in top.items()}
 
 
 def print_model(res):
@@ -394,6 +502,15 @@ def print_model(res):
     unscaled = "%+.3f" % (sum(tw.values()) - sum(ow.values())) if walls else "-"
     print("| sum | %.3f | %.3f | %+.3f | %s | | |" % (sum(t.values()), sum(o.values()), sum(t.values()) - sum(o.values()),
                                                     unscaled))
+    top = res.get("top")
+    behind = [f for f in fams if t.get(f, 0.0) - o.get(f, 0.0) > 0.01]
+    if top and behind:
+        print("\nCostliest per family where tessera is behind (one profiled run, unscaled ms):\n")
+        for f in behind:
+            for side in ("tessera", "ort"):
+                items = top[side].get(f, [])[:3]
+                if items:
+                    print("- %s, %s: %s" % (f, side, "; ".join("%s %.3f" % (label, v) for label, v in items)))
 
 
 def print_summary(results):
@@ -418,10 +535,15 @@ def print_summary(results):
             ", ".join("%.2f" % x for x in r["ort_rounds"]), ratio, worst, diff[worst], best, diff[best]))
     print("\ngeometric mean tessera / ORT over %d models: %.2f" % (
         len(ratios), math.exp(sum(map(math.log, ratios)) / len(ratios))))
-    print("\n| family | sum over models of tessera - ORT, ms | models where tessera is slower |")
-    print("|---|---:|---:|")
+    print("\n| family | tessera ms | ORT ms | tessera / ORT | tessera - ORT | unscaled: tessera / ORT | models where tessera is slower |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for f in sorted(totals, key=lambda f: -totals[f]):
-        print("| %s | %+.2f | %d / %d |" % (f, totals[f], losing[f], len(results)))
+        t = sum(r["families"]["tessera"].get(f, 0.0) for r in results)
+        o = sum(r["families"]["ort"].get(f, 0.0) for r in results)
+        tw = sum(r.get("families_wall", {}).get("tessera", {}).get(f, 0.0) for r in results)
+        ow = sum(r.get("families_wall", {}).get("ort", {}).get(f, 0.0) for r in results)
+        print("| %s | %.2f | %.2f | %s | %+.2f | %s | %d / %d |" % (f, t, o, "%.2f" % (t / o) if o > 0 else "-", totals[f],
+                                                              "%.2f" % (tw / ow) if ow > 0 else "-", losing[f], len(results)))
 
 
 def main():
@@ -434,6 +556,8 @@ def main():
     ap.add_argument("--cache", help="cost database for tune (default OUT/costs.db)")
     ap.add_argument("--backends", default="ref,onednn,eigen,blas,xnnpack,halide")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--input-shape", action="append", default=[], metavar="NAME=AxB",
+                    help="an input's shape, to tessera and ORT alike (every model; repeatable)")
     ap.add_argument("--repeat", type=int, default=20, help="profiled runs per side and round")
     ap.add_argument("--rounds", type=int, default=3, help="rounds, alternating which side runs first")
     ap.add_argument("--cpu-ms", type=float, default=2000.0,
@@ -449,6 +573,7 @@ def main():
         return 0
     args.tessera = os.path.abspath(os.path.join(REPO, args.build, "tessera")) if not os.path.isabs(args.build) \
         else os.path.join(args.build, "tessera")
+    args.shape_flags = [a for s in args.input_shape for a in ("--input-shape", s)]
     args.zoo = args.zoo or os.path.join(args.out, "zoo")
     args.plan_dir = args.plan_dir or os.path.join(args.out, "plans")
     args.cache = args.cache or os.path.join(args.out, "costs.db")

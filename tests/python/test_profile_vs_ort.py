@@ -1,5 +1,9 @@
-"""scripts/profile_vs_ort.py: a 1x1 conv that the onednn backend runs as a matmul of pixel rows
-counts as a 1x1 conv, not a MatMul, on a hand-written model and verbose log (no ORT, no tessera)."""
+"""scripts/profile_vs_ort.py on a hand-written model and verbose log (no ORT, no tessera): a 1x1 conv
+that the onednn backend runs as a matmul of pixel rows counts as a 1x1 conv, not a MatMul; what a
+oneDNN call spends outside its primitives (host steps) is a family of its own, not spread over the
+others by the scaling to CPU time; oneDNN's sum primitive is elementwise, as ORT's Sum; the nodes
+of an If's branches have their families (tessera inlines the If), and ORT's If row counts its own
+time only, not its branch nodes' rows again."""
 import os
 import sys
 import tempfile
@@ -60,6 +64,62 @@ def test_families():
           "both primitives of each run are 1x1 convs: %r" % (runs,))
 
 
+
+def test_host_steps():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        model(path)
+        info = pv.ModelInfo(path)
+    lines = ["onednn_verbose,info,prim_template"]
+    for t in (0.3, 0.2, 0.1, 0.11, 0.12):
+        lines += [MM % ("49x64:64x128:49x128", t), CONV % "0.05"]
+    prims = pv.onednn_primitives(lines, 2, info.pointwise)
+    check([f for f, _, _ in prims] == ["1x1 conv", "1x1 conv"], "the run's two primitives: %r" % (prims,))
+    check(abs(prims[0][2] - 0.115) < 1e-9 and abs(prims[1][2] - 0.05) < 1e-9, "per-primitive medians: %r" % (prims,))
+    check(prims[0][1].startswith("matmul brg:avx512_core") and prims[0][1].endswith("49x64:64x128:49x128"),
+          "a primitive's label: %r" % (prims[0][1],))
+    # The oneDNN call runs 0.5 ms without the log: 0.335 ms outside its two primitives (0.165 ms).
+    calls = [{"backend": "onednn", "kernel": "@f0", "measured_ms": 0.9, "nodes": ["c1", "c2"]},
+             {"backend": "ref", "kernel": "@f1", "measured_ms": 0.02, "nodes": ["gap", "flat", "fc", "fc2"]}]
+    quiet = [dict(calls[0], measured_ms=0.5), calls[1]]
+    ms, count, top = pv.family_split(calls, info, prims, quiet)
+    check(abs(ms[pv.HOST] - 0.335) < 1e-9 and count[pv.HOST] == 1, "host steps: %r" % (dict(ms),))
+    check(abs(ms["1x1 conv"] - 0.165) < 1e-9, "the 1x1 convs are the primitives alone: %r" % (dict(ms),))
+    check(abs(sum(ms.values()) - 0.52) < 1e-9, "the families add up to the quiet run's calls: %r" % (dict(ms),))
+    check(abs(top["1x1 conv"][0][1] - 0.115) < 1e-9, "the costliest 1x1 conv first: %r" % (top,))
+    check(pv.onednn_family("sum", "src_f32::blocked:abcd:f0,,1x64x7x7") == "activation/elementwise",
+          "oneDNN's sum adds tensors elementwise")
+
+
+
+def test_control_flow():
+    """x -> If(c) [then: Relu -> Sigmoid; else: Identity] -> y, the condition an input."""
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="t_relu"),
+                              helper.make_node("Sigmoid", ["r"], ["s"], name="t_sig")], "then", [],
+                             [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 4])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"], name="e_id")], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 4])])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then, else_branch=other)], "m",
+                          [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                           helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "if.onnx")
+        onnx.save(helper.make_model(g), path)
+        info = pv.ModelInfo(path)
+    check(info.family.get("t_sig") == "activation/elementwise" and info.family.get("e_id") == "data movement",
+          "branch nodes' families: %r" % (info.family,))
+    check(info.branch.get("if0") == {"t_relu", "t_sig", "e_id"}, "the If's branch nodes: %r" % (info.branch,))
+    rows = [{"name": "if0", "op": "If", "median_ms": 0.05}, {"name": "t_relu", "op": "Relu", "median_ms": 0.01},
+            {"name": "t_sig", "op": "Sigmoid", "median_ms": 0.015}]
+    ms, count, _ = pv.ort_split(rows, info)
+    check(abs(ms["control flow (If, Loop, Scan)"] - 0.025) < 1e-9, "the If's own time: %r" % (dict(ms),))
+    check(abs(sum(ms.values()) - 0.05) < 1e-9, "the rows add up to the If's span: %r" % (dict(ms),))
+    check(pv.op_family("LSTM") == "recurrent (LSTM, GRU, RNN)", "LSTM is a recurrent cell")
+
+
 if __name__ == "__main__":
     test_families()
+    test_host_steps()
+    test_control_flow()
     print("ok")
