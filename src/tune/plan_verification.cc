@@ -154,7 +154,8 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
       plan.model_fingerprint = outcome.plan.model_fingerprint;
     }
     if (check) {
-      const double err = check->error(plan);
+      const std::vector<double> samples = check->sample_errors(plan);
+      const double err = sample_bound(samples);
       const double target = verification_target(E, quantization.has_value());
       if (err > target) {
         char buf[200];
@@ -163,7 +164,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
         record.notes.push_back(buf);
         return;
       }
-      plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
+      plan.accuracy = verified_accuracy(E, calibration, samples, 0.0, 0);
     }
     contenders.push_back(PlanContender{.label = label, .plan = std::move(plan), .single_backend = single_backend});
   };
@@ -199,8 +200,16 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     record.race.push_back(RacedContender{c.label, c.latency_ms, c.measured_now, c.failed, i == best});
   }
   Plan chosen = contenders[best].plan;
-  if (best != 0 && quantization && chosen.accuracy && contenders[0].plan.accuracy)
-    chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best], vo.tie_margin);
+  // The search's own reasons carry over to the winner: why int8 stayed out (also when the search
+  // fell back to fp32, its plan then carrying no ranges), and the fallback where the winner has no
+  // reduced-precision partition either.
+  const std::optional<PlanAccuracy>& searched_accuracy = contenders[0].plan.accuracy;
+  if (best != 0 && chosen.accuracy && searched_accuracy) {
+    if (quantization || !searched_accuracy->stayed_fp32.empty())
+      chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best], vo.tie_margin);
+    if (std::none_of(chosen.partitions.begin(), chosen.partitions.end(), [&](const Partition& p) { return is_reduced(p.backend); }))
+      chosen.accuracy->fallback = searched_accuracy->fallback;
+  }
   chosen.verified_choice = contenders[best].label;
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
