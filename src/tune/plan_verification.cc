@@ -92,7 +92,8 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
 
 // A contender other than the search's plan won the race: what stays fp32 in it, and why. The
 // search's own reasons for the nodes it kept fp32, and for each node the search's plan ran in int8
-// but the winner does not, that int8 lost the end-to-end race (by its tie margin, maybe).
+// but the winner does not (a convolution or matmul with a ranged source, as the search lists
+// them), that int8 lost the end-to-end race (by its tie margin, maybe).
 std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Graph& searched, const std::vector<BackendSpec>& backends,
                                                                         const PlanContender& search, const PlanContender& winner,
                                                                         double tie_margin) {
@@ -110,7 +111,10 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Gr
   for (size_t n = 0; n < searched.nodes.size(); ++n) {
     const std::string& name = searched.nodes[n].name;
     if (is[n]) continue;
-    if (was[n]) {
+    const Node& node = searched.nodes[n];
+    const bool anchor = (node.op == "Conv" || node.op == "MatMul" || node.op == "Gemm") && !node.inputs.empty() &&
+                        node.inputs[0] != kNoValue && searched.value(node.inputs[0]).range;
+    if (was[n] && anchor) {   // the convolutions and matmuls, as the search lists them; not their ReLUs and Adds
       char buf[240];
       std::snprintf(buf, sizeof buf,
                     "lost the end-to-end race: the plan running it in int8 measured %.3g ms, %s (fp32 here) %.3g ms "
