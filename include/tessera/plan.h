@@ -154,9 +154,9 @@ struct Boundary {
 };
 
 // What an accuracy budget (--max-rel-error E > 0) decided and verified; absent from fp32 plans.
-// JSON: "accuracy": {"max_rel_error", "calibration", "verified_error", "proxy_error", "rounds"},
-// after "stats" (src/runtime/budgeted_partition.h has the method). verified_error is the
-// end-to-end error of this very plan, also when end-to-end verification (verified_choice.h)
+// JSON: "accuracy": {"max_rel_error", "calibration", "verified_error", "proxy_error", "rounds",
+// "samples", "sample_errors", "bound"[, "fallback"][, "stayed_fp32"]}, after "stats"
+// (src/runtime/budgeted_partition.h has the method). verified_error is the end-to-end error of this very plan, also when end-to-end verification (verified_choice.h)
 // picked a single-backend contender over the search's plan; rounds is 0 for such a contender
 // (it was not searched under the budget, only verified against it) and its proxy_error is 0.
 struct PlanAccuracy {
@@ -170,6 +170,18 @@ struct PlanAccuracy {
   // error over the budget; or not chosen). JSON: "stayed_fp32": [[node name, why], ...] at the
   // end of "accuracy", only when not empty.
   std::vector<std::pair<std::string, std::string>> stayed_fp32;
+  // On what data verified_error was measured: how many calibration samples the plan ran on
+  // (src/runtime/calibration_samples.h: seeded calibration draws 4), each sample's error, and the
+  // rule that makes verified_error of them ("largest" for one sample, "max(largest, mean + 2 sd)"
+  // for several: sample_bound in src/runtime/budgeted_partition.h). JSON: "samples",
+  // "sample_errors", "bound" after "rounds"; absent from plans that predate them (samples 0).
+  int64_t samples = 0;
+  std::vector<double> sample_errors;
+  std::string bound;
+  // Why the plan is the fp32 backends' alone although reduced-precision candidates were offered:
+  // every round's plan failed verification (how many rounds, their least error, the target).
+  // JSON: "fallback" after "bound", only when set.
+  std::string fallback;
 };
 
 // The calibrated activation ranges an int8 precision variant (onednn_int8) quantizes with,

@@ -20,7 +20,9 @@ struct AccuracyOptions {
   AccuracyBudget budget() const;
 };
 
-// One line for the summary: "accuracy: budget 0.01, verified error 0.0042 on seeded:0 (proxy 0.0061, 2 rounds)".
+// The summary: "accuracy: budget 0.01, verified error 0.0042 on seeded:0 (proxy 0.0061, 2 rounds)",
+// then indented lines: the samples it was verified on and their errors, the fp32 fallback's reason,
+// and what stayed fp32 grouped by reason (count, one node and its reason in full).
 std::string accuracy_summary(const Plan& plan);
 
 }  // namespace tessera::cli

@@ -37,7 +37,7 @@ PlanErrorCheck::PlanErrorCheck(const Graph& graph, const AccuracyBudget& budget)
   data_->model = with_seeded_weights(graph, budget.seed);   // what Executor runs
   const Graph& model = data_->model;
   const std::vector<ValueId> int8_values = int8_sources(model);
-  const auto samples = calibration_samples(graph, budget.calibration);
+  const auto samples = calibration_samples(graph, budget.calibration, budget.seed);
   for (size_t k = 0; k < samples.size(); ++k) {
     data_->inputs.push_back(model_inputs(graph, budget.seed + k, samples[k]));
     std::map<ValueId, HostTensor> bindings;
@@ -92,6 +92,22 @@ std::vector<double> PlanErrorCheck::sample_errors(const Plan& plan) const {
 }
 
 double PlanErrorCheck::error(const Plan& plan) const { return sample_bound(sample_errors(plan)); }
+
+std::string sample_bound_rule(size_t samples) {
+  if (samples < 2) return "largest";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "max(largest, mean + %g sd)", kSampleSpread);
+  return buf;
+}
+
+PlanAccuracy verified_accuracy(double max_rel_error, const std::string& calibration, const std::vector<double>& sample_errors,
+                               double proxy, int64_t rounds) {
+  PlanAccuracy a{max_rel_error, calibration, sample_bound(sample_errors), proxy, rounds};
+  a.samples = static_cast<int64_t>(sample_errors.size());
+  a.sample_errors = sample_errors;
+  a.bound = sample_bound_rule(sample_errors.size());
+  return a;
+}
 
 double sample_bound(const std::vector<double>& errors) {
   double worst = 0.0, sum = 0.0;
@@ -150,13 +166,21 @@ Graph budget_search_graph(const Graph& graph, const std::vector<BackendSpec>& ba
 
 namespace {
 
+// Per node, the failing round (error > target) that ran it in int8 with the least error: the
+// closest int8 came to holding the budget there.
+struct FailedInt8 {
+  std::vector<double> error;   // +inf: no failing round ran the node in int8
+  std::vector<int> round;      // 1-based
+  double target = 0.0;
+};
+
 // The convolutions and matmuls an int8 variant could quantize (their source has a range) that
 // `plan` runs elsewhere, each with why (PlanAccuracy::stayed_fp32).
 // `int8_faster[n]`: some int8 candidate holding n is priced below the cheapest fp32 candidate of
 // the same nodes; where none is, int8 was not faster there, whatever the budget.
 std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& int8,
                                                              const std::vector<double>& least_error, const std::vector<char>& int8_faster,
-                                                             double E) {
+                                                             const FailedInt8& failed, double E) {
   std::vector<std::string> backend_of(ranged.nodes.size());
   for (const Partition& p : plan.partitions) p.nodes.for_each([&](NodeId n) { backend_of[static_cast<size_t>(n)] = p.backend; });
   std::vector<std::pair<std::string, std::string>> out;
@@ -164,11 +188,14 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged
     const Node& node = ranged.nodes[n];
     if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") continue;
     if (node.inputs.empty() || node.inputs[0] == kNoValue || !ranged.value(node.inputs[0]).range || int8.count(backend_of[n])) continue;
-    char why[160];
+    char why[200];
     if (std::isinf(least_error[n]))
       std::snprintf(why, sizeof why, "no int8 candidate runs it (oneDNN has no int8 kernel for it, or its weights are computed)");
     else if (least_error[n] > E)
       std::snprintf(why, sizeof why, "its int8 candidates' least error %.3g exceeds the budget %g", least_error[n], E);
+    else if (std::isfinite(failed.error[n]))
+      std::snprintf(why, sizeof why, "failed verification: round %d's plan ran it in int8 and verified at %.3g > target %.3g (its own int8 error %.3g at least)",
+                    failed.round[n], failed.error[n], failed.target, least_error[n]);
     else if (!int8_faster[n])
       std::snprintf(why, sizeof why, "not faster: no int8 candidate holding it is priced below fp32 on the same nodes (int8 error %.3g at least)",
                     least_error[n]);
@@ -239,6 +266,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   // One round: search under proxy budget B, then verify.
   struct Round {
     PartitionOutcome outcome;
+    std::vector<double> samples;   // the plan's error per calibration sample
     double proxy = 0.0, error = 0.0, budget = 0.0;
   };
   auto round_at = [&](double B) {
@@ -278,7 +306,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
         if (e > 0) e *= e;
       return choose_within_budget(problem, squared, B * B).allowed;
     };
-    Round r{partition_graph(searched, backends, model, po), 0.0, 0.0, B};
+    Round r{partition_graph(searched, backends, model, po), {}, 0.0, 0.0, B};
     r.outcome.searched_graph = ranged;
     for (int c : r.outcome.search.chosen) {
       const double e = error[static_cast<size_t>(c)];
@@ -287,7 +315,8 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     if (quadrature) r.proxy = std::sqrt(r.proxy);
     r.outcome.plan.quantization = quantization;
     r.outcome.plan.model_fingerprint = model_fingerprint(graph);   // the model as imported, not its ranged copy
-    r.error = check.error(r.outcome.plan);
+    r.samples = check.sample_errors(r.outcome.plan);
+    r.error = sample_bound(r.samples);
     return r;
   };
 
@@ -297,9 +326,22 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   const double target = verification_target(E, !int8.empty());
   double B = E, fail = INFINITY;
   int rounds = 0;
+  FailedInt8 failed{std::vector<double>(graph.nodes.size(), INFINITY), std::vector<int>(graph.nodes.size(), 0), target};
+  double least_failed = INFINITY;   // the least error of a round that failed
   while (rounds < budget.max_rounds) {
     Round r = round_at(B);
     ++rounds;
+    if (r.error > target) {
+      least_failed = std::min(least_failed, r.error);
+      for (const Partition& p : r.outcome.plan.partitions)
+        if (int8.count(p.backend))
+          p.nodes.for_each([&](NodeId n) {
+            if (r.error < failed.error[static_cast<size_t>(n)]) {
+              failed.error[static_cast<size_t>(n)] = r.error;
+              failed.round[static_cast<size_t>(n)] = rounds;
+            }
+          });
+    }
     double next;
     if (r.error <= target) {
       const bool same_as_best = best && best->outcome.search.chosen == r.outcome.search.chosen;
@@ -317,6 +359,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
     }
     B = next;
   }
+  std::string fallback;
   if (!best) {   // nothing held: the fp32 plan, from the fp32 backends alone (no reduced candidate at all)
     std::vector<BackendSpec> fp32;
     for (const BackendSpec& b : backends)
@@ -326,13 +369,20 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
                       "no plan of the reduced-precision backends meets it and the backends have no fp32 one to fall back on");
     PartitionOptions fo = po;
     fo.allow = nullptr;
-    Round r{partition_graph(graph, fp32, model, fo), 0.0, 0.0, 0.0};
-    r.error = check.error(r.outcome.plan);
+    Round r{partition_graph(graph, fp32, model, fo), {}, 0.0, 0.0, 0.0};
+    r.samples = check.sample_errors(r.outcome.plan);
+    r.error = sample_bound(r.samples);
     best = std::move(r);
+    char why[200];
+    std::snprintf(why, sizeof why, "every round's plan failed verification: %d round%s, the least error %.3g > target %.3g; "
+                  "the plan of the fp32 backends alone", rounds, rounds == 1 ? "" : "s", least_failed, target);
+    fallback = why;
     ++rounds;
   }
-  best->outcome.plan.accuracy = PlanAccuracy{E, calibration_fingerprint(graph, budget), best->error, best->proxy, rounds};
-  if (quantization) best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, int8_faster, E);
+  best->outcome.plan.accuracy = verified_accuracy(E, calibration_fingerprint(graph, budget), best->samples, best->proxy, rounds);
+  best->outcome.plan.accuracy->fallback = fallback;
+  if (quantization)
+    best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, int8_faster, failed, E);
   return std::move(best->outcome);
 }
 

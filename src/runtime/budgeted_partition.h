@@ -22,7 +22,14 @@
 //   sum to a proxy of 0.16 and read 0.013 end to end), so the first verified plan usually leaves
 //   most of the budget unused. Stops after `max_rounds`, when more budget buys the same plan, when the two ends
 //   meet within 5%, or when a failing plan has no reduced candidate left.
-//   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all).
+//   Nothing verified: the plan of the fp32 backends alone (no reduced-precision partition at all),
+//   and PlanAccuracy::fallback says so (rounds, least error, target).
+//
+// What stayed fp32 (int8 offered: PlanAccuracy::stayed_fp32), per convolution or matmul int8 could
+// quantize, the first reason that applies: no int8 candidate runs it; its int8 candidates' least
+// error exceeds E; failed verification (a round's plan ran it in int8 and verified over the
+// target: the failing round with the least error is named, with that error); not faster; over the
+// budget beside the int8 partitions chosen.
 //
 // int8 variants: the proxy is the quadrature sum sqrt(sum e_i^2) of the candidates' end-to-end
 // errors (int8_calibration.h: each anchor's error at the model's output; measured on resnet18
@@ -110,6 +117,16 @@ class PlanErrorCheck {
 // (kInt8Margin) takes the rest. One sample has no spread to measure: the largest alone.
 inline constexpr double kSampleSpread = 2.0;
 double sample_bound(const std::vector<double>& errors);
+
+// How sample_bound makes the verified error of `samples` errors, as a plan records it
+// (PlanAccuracy::bound): "largest" for one, "max(largest, mean + 2 sd)" for several.
+std::string sample_bound_rule(size_t samples);
+
+// The accuracy record of a plan verified at `sample_errors` (one per calibration sample, as
+// PlanErrorCheck::sample_errors gives them): verified_error is their sample_bound, and the record
+// says on how many samples, each one's error and the rule (PlanAccuracy::samples, sample_errors, bound).
+PlanAccuracy verified_accuracy(double max_rel_error, const std::string& calibration, const std::vector<double>& sample_errors,
+                               double proxy, int64_t rounds);
 
 // What a plan's verified error must stay within: E, or (1 - kInt8Margin) E when an int8 variant
 // is offered. int8's ranges and bias shifts (int8_bias_correction.h) are fit to the calibration

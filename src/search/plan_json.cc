@@ -19,11 +19,35 @@
 #include "tessera/plan.h"
 #include "search/shape_range.h"
 #include "search/cost_display.h"
+#include "search/plan_json_precision.h"
 #include "ir/structural_hash.h"
 #include "support/text.h"
 
 namespace tessera {
+
+namespace plan_json {
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& file,
+                            const std::string& place) {
+  if (!obj.is_object()) throw UserError(file, place, "expected an object");
+  auto it = obj.find(key);
+  if (it == obj.end()) throw UserError(file, place.empty() ? key : place + "." + key, "missing");
+  return *it;
+}
+
+std::string read_string(const nlohmann::json& obj, const char* key, const std::string& file,
+                        const std::string& place) {
+  const auto& v = field(obj, key, file, place);
+  if (!v.is_string()) throw UserError(file, place.empty() ? key : place + "." + key, "expected a string");
+  return v.get<std::string>();
+}
+
+}  // namespace plan_json
+
 namespace {
+
+using plan_json::field;
+using plan_json::read_string;
 
 std::string quote(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -72,21 +96,6 @@ Cost read_cost(const nlohmann::json& j, const std::string& file, const std::stri
     if (auto c = Cost::parse(j.get<std::string>()); c && (!c->is_value() || std::isfinite(c->number()))) return *c;
   }
   throw UserError(file, place, "expected a cost (a number, \"unknown\" or \"invalid(...)\")");
-}
-
-const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& file,
-                            const std::string& place) {
-  if (!obj.is_object()) throw UserError(file, place, "expected an object");
-  auto it = obj.find(key);
-  if (it == obj.end()) throw UserError(file, place.empty() ? key : place + "." + key, "missing");
-  return *it;
-}
-
-std::string read_string(const nlohmann::json& obj, const char* key, const std::string& file,
-                        const std::string& place) {
-  const auto& v = field(obj, key, file, place);
-  if (!v.is_string()) throw UserError(file, place.empty() ? key : place + "." + key, "expected a string");
-  return v.get<std::string>();
 }
 
 // `lenient`: a name the model lacks is skipped (a bucket's plan read at another shape, whose
@@ -293,34 +302,7 @@ std::string plan_to_json_text(const Plan& plan, const Graph& graph, const PlanJs
     << ", \"states_popped\": " << s.states_popped << ", \"costed\": " << s.costed << ", \"wholes\": " << s.wholes
     << ", \"enumerate_ms\": " << ms(s.enumerate_ms) << ", \"estimate_ms\": " << ms(s.estimate_ms)
     << ", \"coalesce_ms\": " << ms(s.coalesce_ms) << "}";
-  if (const auto& a = plan.accuracy)
-    o << ",\n \"accuracy\": {\"max_rel_error\": " << format_plan_number(a->max_rel_error)
-      << ", \"calibration\": " << quote(a->calibration) << ", \"verified_error\": " << format_plan_number(a->verified_error)
-      << ", \"proxy_error\": " << format_plan_number(a->proxy_error) << ", \"rounds\": " << a->rounds;
-  if (const auto& a = plan.accuracy; a && !a->stayed_fp32.empty()) {
-    o << ", \"stayed_fp32\": [";
-    for (size_t i = 0; i < a->stayed_fp32.size(); ++i)
-      o << (i ? ",\n    " : "\n    ") << "[" << quote(a->stayed_fp32[i].first) << ", " << quote(a->stayed_fp32[i].second) << "]";
-    o << "]";
-  }
-  if (plan.accuracy) o << "}";
-  if (const auto& q = plan.quantization) {
-    o << ",\n \"quantization\": {\"method\": " << quote(q->method) << ", \"ranges\": [";
-    for (size_t i = 0; i < q->ranges.size(); ++i)
-      o << (i ? ",\n    " : "\n    ") << "[" << quote(q->ranges[i].first) << ", " << format_plan_number(q->ranges[i].second.first) << ", "
-        << format_plan_number(q->ranges[i].second.second) << "]";
-    o << "]";
-    if (!q->bias_shifts.empty()) {
-      o << ",\n  \"bias_shifts\": [";
-      for (size_t i = 0; i < q->bias_shifts.size(); ++i) {
-        o << (i ? ",\n    " : "\n    ") << "[" << quote(q->bias_shifts[i].first) << ", [";
-        for (size_t c = 0; c < q->bias_shifts[i].second.size(); ++c) o << (c ? ", " : "") << format_plan_number(q->bias_shifts[i].second[c]);
-        o << "]]";
-      }
-      o << "]";
-    }
-    o << "}";
-  }
+  write_plan_precision(o, plan);
   if (const auto& b = plan.optimality)
     o << ",\n \"optimality\": {\"proven\": false, \"fallback\": " << quote(b->fallback)
       << ", \"lower_bound\": " << cost_text(b->lower_bound) << ", \"gap\": " << cost_text(b->gap)
@@ -589,67 +571,6 @@ void read_stats(const nlohmann::json& s, SearchStats& stats) {
   num("coalesce_ms", stats.coalesce_ms);
 }
 
-PlanAccuracy read_accuracy(const nlohmann::json& a, const std::string& file) {
-  auto number = [&](const char* k) {
-    const auto& v = field(a, k, file, "accuracy");
-    if (!v.is_number() || !(v.get<double>() >= 0)) throw UserError(file, std::string("accuracy.") + k, "expected a non-negative number");
-    return v.get<double>();
-  };
-  PlanAccuracy acc;
-  acc.max_rel_error = number("max_rel_error");
-  acc.calibration = read_string(a, "calibration", file, "accuracy");
-  acc.verified_error = number("verified_error");
-  acc.proxy_error = number("proxy_error");
-  acc.rounds = static_cast<int64_t>(number("rounds"));
-  if (a.contains("stayed_fp32")) {
-    const auto& list = a["stayed_fp32"];
-    if (!list.is_array()) throw UserError(file, "accuracy.stayed_fp32", "expected an array");
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_array() || list[i].size() != 2 || !list[i][0].is_string() || !list[i][1].is_string())
-        throw UserError(file, "accuracy.stayed_fp32[" + std::to_string(i) + "]", "expected [node name, why]");
-      acc.stayed_fp32.push_back({list[i][0].get<std::string>(), list[i][1].get<std::string>()});
-    }
-  }
-  return acc;
-}
-
-// Ranges are written with 10 significant digits, so each float reads back exactly.
-PlanQuantization read_quantization(const nlohmann::json& q, const std::string& file, const Graph& graph) {
-  PlanQuantization out;
-  out.method = read_string(q, "method", file, "quantization");
-  const auto& ranges = field(q, "ranges", file, "quantization");
-  if (!ranges.is_array()) throw UserError(file, "quantization.ranges", "expected an array");
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const auto& r = ranges[i];
-    const std::string at = "quantization.ranges[" + std::to_string(i) + "]";
-    if (!r.is_array() || r.size() != 3 || !r[0].is_string() || !r[1].is_number() || !r[2].is_number())
-      throw UserError(file, at, "expected [value name, min, max]");
-    const double lo = r[1].get<double>(), hi = r[2].get<double>();
-    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) throw UserError(file, at, "expected finite min <= max");
-    if (graph.find_value(r[0].get<std::string>()) == kNoValue)
-      throw UserError(file, at, "no value named '" + r[0].get<std::string>() + "' in the model");
-    out.ranges.push_back({r[0].get<std::string>(), {static_cast<float>(lo), static_cast<float>(hi)}});
-  }
-  if (!q.contains("bias_shifts")) return out;
-  const auto& shifts = q["bias_shifts"];
-  if (!shifts.is_array()) throw UserError(file, "quantization.bias_shifts", "expected an array");
-  for (size_t i = 0; i < shifts.size(); ++i) {
-    const auto& s = shifts[i];
-    const std::string at = "quantization.bias_shifts[" + std::to_string(i) + "]";
-    if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_array() || s[1].empty())
-      throw UserError(file, at, "expected [value name, [shift per channel, ...]]");
-    const ValueId v = graph.find_value(s[0].get<std::string>());
-    if (v == kNoValue) throw UserError(file, at, "no value named '" + s[0].get<std::string>() + "' in the model");
-    std::vector<float> per_channel;
-    for (const auto& x : s[1]) {
-      if (!x.is_number() || !std::isfinite(x.get<double>())) throw UserError(file, at, "expected finite numbers");
-      per_channel.push_back(static_cast<float>(x.get<double>()));
-    }
-    out.bias_shifts.push_back({s[0].get<std::string>(), std::move(per_channel)});
-  }
-  return out;
-}
-
 PlanOptimality read_optimality(const nlohmann::json& b, const std::string& file) {
   auto number = [&](const char* k) {
     const auto& v = field(b, k, file, "optimality");
@@ -673,8 +594,8 @@ void read_plan_sections(const nlohmann::json& j, const PlanSource& src, Plan& pl
   if (j.contains("steering")) read_steering(j["steering"], src, plan);
   if (j.contains("tuned_on")) plan.tuned_on = read_tuned_on(j["tuned_on"], file);
   if (j.contains("stats") && j["stats"].is_object()) read_stats(j["stats"], plan.stats);
-  if (j.contains("accuracy")) plan.accuracy = read_accuracy(j["accuracy"], file);
-  if (j.contains("quantization")) plan.quantization = read_quantization(j["quantization"], file, src.graph);
+  if (j.contains("accuracy")) plan.accuracy = read_plan_accuracy(j["accuracy"], file);
+  if (j.contains("quantization")) plan.quantization = read_plan_quantization(j["quantization"], file, src.graph);
   if (j.contains("optimality")) plan.optimality = read_optimality(j["optimality"], file);
 }
 

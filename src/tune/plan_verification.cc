@@ -92,7 +92,8 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
 
 // A contender other than the search's plan won the race: what stays fp32 in it, and why. The
 // search's own reasons for the nodes it kept fp32, and for each node the search's plan ran in int8
-// but the winner does not, that int8 lost the end-to-end race (by its tie margin, maybe).
+// but the winner does not (a convolution or matmul with a ranged source, as the search lists
+// them), that int8 lost the end-to-end race (by its tie margin, maybe).
 std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Graph& searched, const std::vector<BackendSpec>& backends,
                                                                         const PlanContender& search, const PlanContender& winner,
                                                                         double tie_margin) {
@@ -110,7 +111,10 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Gr
   for (size_t n = 0; n < searched.nodes.size(); ++n) {
     const std::string& name = searched.nodes[n].name;
     if (is[n]) continue;
-    if (was[n]) {
+    const Node& node = searched.nodes[n];
+    const bool anchor = (node.op == "Conv" || node.op == "MatMul" || node.op == "Gemm") && !node.inputs.empty() &&
+                        node.inputs[0] != kNoValue && searched.value(node.inputs[0]).range;
+    if (was[n] && anchor) {   // the convolutions and matmuls, as the search lists them; not their ReLUs and Adds
       char buf[240];
       std::snprintf(buf, sizeof buf,
                     "lost the end-to-end race: the plan running it in int8 measured %.3g ms, %s (fp32 here) %.3g ms "
@@ -154,7 +158,8 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
       plan.model_fingerprint = outcome.plan.model_fingerprint;
     }
     if (check) {
-      const double err = check->error(plan);
+      const std::vector<double> samples = check->sample_errors(plan);
+      const double err = sample_bound(samples);
       const double target = verification_target(E, quantization.has_value());
       if (err > target) {
         char buf[200];
@@ -163,7 +168,7 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
         record.notes.push_back(buf);
         return;
       }
-      plan.accuracy = PlanAccuracy{E, calibration, err, 0.0, 0};
+      plan.accuracy = verified_accuracy(E, calibration, samples, 0.0, 0);
     }
     contenders.push_back(PlanContender{.label = label, .plan = std::move(plan), .single_backend = single_backend});
   };
@@ -199,8 +204,16 @@ void choose_verified(const Graph& graph, const std::vector<BackendSpec>& backend
     record.race.push_back(RacedContender{c.label, c.latency_ms, c.measured_now, c.failed, i == best});
   }
   Plan chosen = contenders[best].plan;
-  if (best != 0 && quantization && chosen.accuracy && contenders[0].plan.accuracy)
-    chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best], vo.tie_margin);
+  // The search's own reasons carry over to the winner: why int8 stayed out (also when the search
+  // fell back to fp32, its plan then carrying no ranges), and the fallback where the winner has no
+  // reduced-precision partition either.
+  const std::optional<PlanAccuracy>& searched_accuracy = contenders[0].plan.accuracy;
+  if (best != 0 && chosen.accuracy && searched_accuracy) {
+    if (quantization || !searched_accuracy->stayed_fp32.empty())
+      chosen.accuracy->stayed_fp32 = stayed_fp32_after_race(searched, offered, contenders[0], contenders[best], vo.tie_margin);
+    if (std::none_of(chosen.partitions.begin(), chosen.partitions.end(), [&](const Partition& p) { return is_reduced(p.backend); }))
+      chosen.accuracy->fallback = searched_accuracy->fallback;
+  }
   chosen.verified_choice = contenders[best].label;
   for (const PlanContender& c : contenders)
     if (c.latency_ms) chosen.verified_ms.emplace_back(c.label, *c.latency_ms);
