@@ -104,14 +104,17 @@ class Int8(nn.Module):
         return self.int8(x) if self.on else self.fp32(x)
 
 
-def wrap(module, out):
+def wrap(module, out, wrapper=None):
+    """Replaces every Conv2d and Linear under module by wrapper(layer) (Int8 by default), in place;
+    appends the wrappers to out in module order."""
+    wrapper = wrapper or Int8
     for name, child in module.named_children():
         if isinstance(child, (nn.Conv2d, nn.Linear)):
-            w = Int8(child)
+            w = wrapper(child)
             setattr(module, name, w)
             out.append(w)
         else:
-            wrap(child, out)
+            wrap(child, out, wrapper)
 
 
 def rel(a, b):

@@ -162,16 +162,6 @@ class Lever(nn.Module):
         return y if self.shift is None else y - self.shift.view((1, -1, 1, 1) if y.dim() == 4 else (1, -1))
 
 
-def wrap(module, out):
-    for name, child in module.named_children():
-        if isinstance(child, (nn.Conv2d, nn.Linear)):
-            w = Lever(child)
-            setattr(module, name, w)
-            out.append(w)
-        else:
-            wrap(child, out)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("models_dir")
@@ -199,7 +189,7 @@ def main():
     shape = (a.cal_samples,) + tuple(ref_in.shape[1:])
     cal = torch.from_numpy(np.random.default_rng(7).standard_normal(shape).astype(np.float32))
     layers = []
-    wrap(model, layers)
+    sim.wrap(model, layers, Lever)
     for l in layers:
         l.record = []
     want_cal, want_ref = model(cal), model(ref_in)

@@ -71,6 +71,25 @@ std::vector<std::optional<double>> paired_latencies(const std::vector<RoundRecor
   return latency;
 }
 
+// The fastest single-backend plan and the fastest mixed one among contenders with a latency.
+// Within a group the earlier wins ties: singles in the order given, mixed plans the search's first
+// (a later mixed plan must be tie_margin faster).
+struct Leaders {
+  std::optional<size_t> single, mixed;
+};
+
+Leaders leaders(const std::vector<PlanContender>& contenders, double tie_margin) {
+  Leaders l;
+  for (size_t i = 0; i < contenders.size(); ++i) {
+    const PlanContender& c = contenders[i];
+    if (!c.latency_ms) continue;
+    std::optional<size_t>& group = c.single_backend ? l.single : l.mixed;
+    const double margin = c.single_backend ? 0.0 : tie_margin;
+    if (!group || *c.latency_ms < *contenders[*group].latency_ms * (1.0 - margin)) group = i;
+  }
+  return l;
+}
+
 }  // namespace
 
 std::string plan_assignment(const Plan& plan) {
@@ -140,29 +159,6 @@ std::vector<std::optional<double>> race_contenders(const std::vector<std::option
   return paired_latencies(record, known, static_cast<size_t>(std::max(1, options.min_paired_rounds)), options.pacer);
 }
 
-namespace {
-
-// The fastest single-backend plan and the fastest mixed one among contenders with a latency.
-// Within a group the earlier wins ties: singles in the order given, mixed plans the search's first
-// (a later mixed plan must be tie_margin faster).
-struct Leaders {
-  std::optional<size_t> single, mixed;
-};
-
-Leaders leaders(const std::vector<PlanContender>& contenders, double tie_margin) {
-  Leaders l;
-  for (size_t i = 0; i < contenders.size(); ++i) {
-    const PlanContender& c = contenders[i];
-    if (!c.latency_ms) continue;
-    std::optional<size_t>& group = c.single_backend ? l.single : l.mixed;
-    const double margin = c.single_backend ? 0.0 : tie_margin;
-    if (!group || *c.latency_ms < *contenders[*group].latency_ms * (1.0 - margin)) group = i;
-  }
-  return l;
-}
-
-}  // namespace
-
 std::optional<NarrowWin> narrow_win(const std::vector<PlanContender>& contenders, double tie_margin,
                                    double clear_margin) {
   const Leaders l = leaders(contenders, tie_margin);
@@ -179,8 +175,8 @@ size_t pick_contender(const std::vector<PlanContender>& contenders, double tie_m
   if (!l.mixed) return *l.single;
   const PlanContender& m = contenders[*l.mixed];
   const PlanContender& s = contenders[*l.single];
-  if (*m.latency_ms >= *s.latency_ms * (1.0 - tie_margin)) return *l.single;
-  if (*m.latency_ms < *s.latency_ms * (1.0 - clear_margin)) return *l.mixed;
+  if (!narrow_win(contenders, tie_margin, clear_margin))   // a tie, or a clear win
+    return *m.latency_ms < *s.latency_ms * (1.0 - tie_margin) ? *l.mixed : *l.single;
   // A narrow race win: the search's prices must put the mix ahead too (where both plans have them).
   const Cost& mc = m.plan.total_cost;
   const Cost& sc = s.plan.total_cost;

@@ -22,6 +22,17 @@ HostTensor counting(const Shape& shape, float from) {
 
 float at(const HostTensor& t, int64_t i) { return reinterpret_cast<const float*>(t.bytes.data())[i]; }
 
+// conv_block (x: f32[1, 8, 16, 16]) with a second graph input y2: f32[1, 4].
+Graph conv_block_with_y2() {
+  Graph g = load_model("data/models/conv_block.json");
+  Value y;
+  y.name = "y2";
+  y.type = TensorType{DType::f32, {1, 4}};
+  y.kind = ValueKind::Input;
+  g.inputs.push_back(g.add_value(y));
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("calibration_samples: K samples stacked along axis 0, one sample as it is") {
@@ -54,12 +65,7 @@ TEST_CASE("calibration_samples: K samples stacked along axis 0, one sample as it
 }
 
 TEST_CASE("calibration_samples: inputs with different sample counts are a user error naming calibration") {
-  Graph g = load_model("data/models/conv_block.json");
-  Value y;
-  y.name = "y2";
-  y.type = TensorType{DType::f32, {1, 4}};
-  y.kind = ValueKind::Input;
-  g.inputs.push_back(g.add_value(y));
+  const Graph g = conv_block_with_y2();
   CHECK_THROWS_WITH(calibration_samples(g, {{"x", counting({2, 8, 16, 16}, 0)}, {"y2", counting({3, 4}, 0)}}),
                     Catch::Contains("calibration") && Catch::Contains("samples"));
   const auto s = calibration_samples(g, {{"x", counting({2, 8, 16, 16}, 0)}, {"y2", counting({1, 4}, 7)}});
@@ -68,12 +74,7 @@ TEST_CASE("calibration_samples: inputs with different sample counts are a user e
 }
 
 TEST_CASE("calibration_samples: an input seeded random gives several samples, the given one the same in each") {
-  Graph g = load_model("data/models/conv_block.json");
-  Value y;
-  y.name = "y2";
-  y.type = TensorType{DType::f32, {1, 4}};
-  y.kind = ValueKind::Input;
-  g.inputs.push_back(g.add_value(y));
+  const Graph g = conv_block_with_y2();
   const auto s = calibration_samples(g, {{"x", counting({1, 8, 16, 16}, 3)}});
   REQUIRE(s.size() == static_cast<size_t>(kSeededSamples));
   for (size_t k = 0; k < s.size(); ++k) {

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
 #include "runtime/budgeted_partition.h"
 #include "runtime/calibration_samples.h"
 #include "runtime/npy.h"
@@ -49,15 +50,7 @@ std::string write_model(const TempDir& dir) {
   return path;
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(tessera::testing::read_file(path)); }
 
 // Four samples stacked along axis 0: sample 0 standard normal, samples 1-3 the same scaled by 1e-3.
 // int8 ranges span all four, so samples 1-3 sit inside one quantization step of the input: each
@@ -102,7 +95,7 @@ TEST_CASE("int8 budget record: the plan says on how many samples its error was v
   CHECK(back.accuracy->samples == kSeededSamples);
   CHECK(back.accuracy->sample_errors == errors);
   write_plan_file(dir.file("again.json"), back, g);
-  CHECK(read_text(dir.file("again.json")) == read_text(plan));
+  CHECK(tessera::testing::read_file(dir.file("again.json")) == tessera::testing::read_file(plan));
 
   // Seeded calibration spans normal-scale inputs: x's range reaches well past uniform's [-1, 1).
   bool x_ranged = false;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
 #include "backends/onednn/int8_test_inputs.h"
 #include "backends/compilers/backend_compiler.h"
 #include "backends/compilers/function_builder.h"
@@ -99,15 +100,7 @@ int count_partitions(const nlohmann::json& j, const std::string& backend) {
   return n;
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(tessera::testing::read_file(path)); }
 
 }  // namespace
 
@@ -217,7 +210,7 @@ TEST_CASE("onednn_int8 under --max-rel-error: the budget holds on held-out input
   TempDir dir;
   // conv_block at 32 channels and 32x32: large enough that its convolutions are compute-bound,
   // where the roofline prices int8 at VNNI rates below f32.
-  std::string text = read_text("data/models/conv_block.json");
+  std::string text = tessera::testing::read_file("data/models/conv_block.json");
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"[8, 8, 3, 3]", "[32, 32, 3, 3]"}, {"\"shape\": [8]", "\"shape\": [32]"}, {"[1, 8, 16, 16]", "[1, 32, 32, 32]"}})
     for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
@@ -259,15 +252,15 @@ TEST_CASE("onednn_int8 under --max-rel-error: the budget holds on held-out input
     CHECK(back.quantization->ranges[i].second.first == static_cast<float>(j["quantization"]["ranges"][i][1].get<double>()));
   }
   write_plan_file(dir.file("again.json"), back, g);
-  CHECK(read_text(dir.file("again.json")) == read_text(plan));
+  CHECK(tessera::testing::read_file(dir.file("again.json")) == tessera::testing::read_file(plan));
 
   // E = 0: byte-identical to the plan of the fp32 backends alone.
   r = run_command(tessera + " partition " + model + " --backends ref,onednn,onednn_int8" + common + " --plan " + dir.file("e0.json"));
   REQUIRE(r.exit_code == 0);
   r = run_command(tessera + " partition " + model + " --backends ref,onednn" + common + " --plan " + dir.file("fp32.json"));
   REQUIRE(r.exit_code == 0);
-  CHECK(read_text(dir.file("e0.json")) == read_text(dir.file("fp32.json")));
-  CHECK(read_text(dir.file("e0.json")).find("quantization") == std::string::npos);
+  CHECK(tessera::testing::read_file(dir.file("e0.json")) == tessera::testing::read_file(dir.file("fp32.json")));
+  CHECK(tessera::testing::read_file(dir.file("e0.json")).find("quantization") == std::string::npos);
 }
 
 namespace {
