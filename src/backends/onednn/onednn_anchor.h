@@ -72,15 +72,16 @@ inline bool commutative(algorithm a) {
          a == algorithm::binary_min;
 }
 
-// An owned deep copy of `src` (eltwise, sum and binary entries, the only kinds tessera appends).
+// An owned deep copy of `src` (eltwise, sum and binary entries, the only kinds tessera appends;
+// a sum with its zero point and data type).
 // Needed because primitive_attr::get_post_ops() returns a *weak* handle into the attribute: a
 // post_ops copied from it (handles share) and appended to writes into that attribute, and reads
 // freed memory once the attribute is replaced and destroyed (bert_encoder's Div+Mul+Add: double
 // free / heap corruption).
-// `count`: only the first that many entries (-1: all).
-inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src, int count = -1) {
+// `count`: only the first that many entries (-1: all); `first`: from that entry on.
+inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src, int count = -1, int first = 0) {
   dnnl::post_ops dst;
-  for (int i = 0; i < (count < 0 ? src.len() : count); ++i) {
+  for (int i = first; i < (count < 0 ? src.len() : count); ++i) {
     if (src.kind(i) == dnnl::primitive::kind::eltwise) {
       float scale, alpha, beta;
       algorithm alg;
@@ -88,8 +89,10 @@ inline dnnl::post_ops owned_post_ops(const dnnl::post_ops& src, int count = -1) 
       dst.append_eltwise(scale, alg, alpha, beta);
     } else if (src.kind(i) == dnnl::primitive::kind::sum) {
       float scale;
-      src.get_params_sum(i, scale);
-      dst.append_sum(scale);
+      int32_t zero_point;   // a u8 residual's (onednn_int8_chain.h)
+      memory::data_type type;
+      src.get_params_sum(i, scale, zero_point, type);
+      dst.append_sum(scale, zero_point, type);
     } else if (src.kind(i) == dnnl::primitive::kind::binary) {
       algorithm alg;
       memory::desc md;
@@ -360,6 +363,7 @@ void OnednnProgram::finish_anchor(size_t n, dnnl::primitive_attr attr, MakePd&& 
   if (sum_source != kNoValue && !in_place)
     add_reorder(target.get_desc().dims() == dims_of(sum_source) ? value_mem(sum_source) : view_mem(sum_source, target.get_desc()), target);
   args[DNNL_ARG_DST] = kept_as ? memory(pd->dst_desc(), engine_, target.get_data_handle()) : target;
+  anchor_step_ = steps_.size();
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
   if (pass) {
     const auto n = static_cast<int64_t>(target.get_desc().get_size() / sizeof(float));

@@ -18,7 +18,7 @@ class OnednnCompiler final : public BackendCompiler {
   }
   std::string version() const override {
     const dnnl_version_t* v = dnnl_version();
-    const char* variant = precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : precision_ == onednn::Precision::int8 ? "tessera-onednn_int8 4; " : "";
+    const char* variant = precision_ == onednn::Precision::bf16 ? "tessera-onednn_bf16 1; " : precision_ == onednn::Precision::int8 ? "tessera-onednn_int8 5; " : "";
     return std::string(variant) + "tessera-onednn 29; oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) + " " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "seq");
   }

@@ -166,6 +166,7 @@ void OnednnProgram::finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory
     else if (sum_source != kNoValue) add_reorder(value_mem(sum_source), dst);
   }
   args[DNNL_ARG_DST] = dst;
+  anchor_step_ = steps_.size();
   steps_.push_back({dnnl::primitive(pd->get()), std::move(args), {}});
 }
 

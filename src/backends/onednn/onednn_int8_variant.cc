@@ -11,7 +11,9 @@
 // The accumulator is exact (int32); the f32 result is scaled per output channel by a binary
 // post-op whose operand the weight step writes, so weights that are function inputs (every
 // outlined function's weights are) need no values at compile time (oneDNN 2.x takes run-time
-// output scales on a matmul, not on a convolution). The bias goes in as the primitive's own bias
+// output scales on a matmul, not on a convolution). Once built, the conv trades that post-op for
+// output scales given their values on the first run, where oneDNN keeps its kernel
+// (onednn_int8_oscale.cc: the binary_mul cost up to 1.5x the conv's time). The bias goes in as the primitive's own bias
 // argument, in accumulator units: one per-channel post-op instead of three (scale, bias, bias
 // shift). A matmul against 2-D weights takes sx * sw[n] as its run-time output scales and the
 // bias shift as its bias: no per-column post-op; a batched source folds its rows into one rank-2
@@ -156,9 +158,11 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   if (probe_only) return true;
   computes_in_int8_ = true;
   const std::optional<memory> shift = bias_shift(node.outputs[0], per_oc, O);
+  memory scales;
   auto wire = [&](const auto& pd) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, int8_source(x, pd.src_desc(), q->scale, q->zero_point)}};
-    memory scales = new_mem(plain_md(per_oc)), weights;
+    memory weights;
+    scales = new_mem(plain_md(per_oc));
     const int64_t per = wv.type.numel() / O;
     add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
@@ -172,6 +176,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
   if (u8_residual || keeps_u8(end)) finish_int8_conv(n, attr, dst_type, make, wire, end);
   else finish_anchor(n, attr, make, wire);
+  settle_output_scales(anchor_step_, scales, O);   // the scales as output scales where oneDNN keeps its kernel
   return true;
 }
 

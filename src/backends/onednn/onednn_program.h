@@ -278,6 +278,11 @@ class OnednnProgram {
   template <typename MakePd, typename Wire>
   void finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory::data_type& dst_type, MakePd&& make_pd, Wire&& wire, ValueId end);
   bool build_act_matmul_int8(size_t n);   // both operands computed and ranged (onednn_int8_act_matmul.cc)
+  // The int8 conv at steps_[step], whose first post-op multiplies by `scales` (channels floats the
+  // weight step writes), rebuilt with them as output scales, a host step before it creating it
+  // again when they change; left as it is where oneDNN would change kernel or layouts
+  // (onednn_int8_oscale.cc).
+  void settle_output_scales(size_t step, const memory& scales, int64_t channels);
   // y's int8 bias shift (Value::int8_bias_shift) as a constant post-op operand of dims
   // `per_channel`, or nullopt where y has none; KernelError when its length is not `channels`.
   std::optional<memory> bias_shift(ValueId y, const Dims& per_channel, int64_t channels);
@@ -401,6 +406,7 @@ class OnednnProgram {
   std::vector<std::pair<memory, ValueId>> bindings_;      // boundary memories, handle set per run
   std::vector<CachedReorder> cached_;
   std::vector<Step> steps_, final_reorders_;
+  size_t anchor_step_ = 0;                                // the last anchor primitive finish_anchor / finish_int8_conv pushed
   size_t owned_bytes_ = 0;
   std::vector<memory> owned_;                             // every buffer new_mem made
   struct FreeBytes {
