@@ -55,6 +55,22 @@ namespace {
 
 constexpr auto u8 = memory::data_type::u8, s8 = memory::data_type::s8;
 
+// Whether `md` has no inner blocks: its elements in some order of its dims (nchw, nhwc, ...).
+bool unblocked(const memory::desc& md) {
+  return md.data.format_kind == dnnl_blocked && md.data.format_desc.blocking.inner_nblks == 0;
+}
+
+// Whether `md` is row-major over its dims (nchw for a 4-D value), dense or a view.
+bool row_major(const memory::desc& md) {
+  if (!unblocked(md)) return false;
+  int64_t stride = 1;
+  for (int i = md.data.ndims - 1; i >= 0; --i) {
+    if (md.data.dims[i] != 1 && md.data.format_desc.blocking.strides[i] != stride) return false;
+    stride *= md.data.dims[i];
+  }
+  return true;
+}
+
 }  // namespace
 
 memory OnednnProgram::quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point) {
@@ -62,8 +78,17 @@ memory OnednnProgram::quantize_source(const memory& from, const memory::desc& wa
   dnnl::primitive_attr attr;
   attr.set_output_scales(0, {1.0f / scale});
   if (zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {zero_point});
-  dnnl::reorder::primitive_desc pd(engine_, from.get_desc(), engine_, want, attr);
-  steps_.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, {}});
+  // oneDNN 2.6's reorder that quantizes a row-major f32 tensor into another order of its dims
+  // (nchw -> nhwc: a function's input into its first int8 conv) runs at half the speed of the two
+  // apart: quantized in row-major order, then the u8 bytes moved (1x3x224x224: 0.118 against
+  // 0.021 + 0.037 ms; 1x64x56x56: 0.160 against 0.080). From a blocked f32 layout the one reorder
+  // is the faster (nChw16c -> nhwc: 1.3-2x), and so it stays there.
+  const memory::desc plain_u8 = plain_md(from.get_desc().dims(), u8);
+  memory quantized = to;
+  if (row_major(from.get_desc()) && unblocked(want) && !(want == plain_u8)) quantized = new_mem(plain_u8);
+  dnnl::reorder::primitive_desc pd(engine_, from.get_desc(), engine_, quantized.get_desc(), attr);
+  steps_.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, quantized}}, {}});
+  if (quantized.get() != to.get()) add_reorder(quantized, to);
   return to;
 }
 
