@@ -21,6 +21,7 @@
 
 using namespace tessera;
 using tessera::testing::inputs_of;
+using tessera::testing::run_function;
 using tessera::testing::ref_values;
 using tessera::testing::FunctionBuilder;
 
@@ -41,14 +42,6 @@ Graph attention() {
   return g;
 }
 
-HostTensor run(CompiledFunction& f, const Graph& g, const std::vector<HostTensor>& in) {
-  HostTensor out(g.value(g.outputs[0]).type);
-  std::vector<ConstTensorView> views;
-  for (const HostTensor& t : in) views.push_back(t.view());
-  std::vector<TensorView> outs{out.view()};
-  f.run(views, outs);
-  return out;
-}
 
 Graph ranged_attention(const std::vector<HostTensor>& calibration) {
   const Graph g = attention();
@@ -73,15 +66,15 @@ TEST_CASE("onednn_int8: Q·K^T and softmax·V run u8 x s8, close to fp32; other 
   const std::vector<HostTensor> calibration = inputs_of(attention(), 1);
   const Graph ranged = ranged_attention(calibration);
   auto compiled = make_backend_compiler("onednn_int8")->compile(ranged);   // KernelUnsupported if neither ran int8
-  const HostTensor out = run(*compiled, ranged, calibration);
+  const HostTensor out = run_function(*compiled, ranged, calibration);
   const double e = relative_l2_error(out, ref_values(ranged, calibration)[static_cast<size_t>(ranged.outputs[0])]);
   INFO("int8 error on calibration " << e);
   CHECK(e > 1e-4);   // int8 really runs (f32 oneDNN is ~1e-6 from ref)
   CHECK(e < 0.03);
   // Another input through the same compiled function: as a fresh compile, and close to fp32.
   const std::vector<HostTensor> other = inputs_of(attention(), 50);
-  const HostTensor again = run(*compiled, ranged, other);
-  const HostTensor fresh = run(*make_backend_compiler("onednn_int8")->compile(ranged), ranged, other);
+  const HostTensor again = run_function(*compiled, ranged, other);
+  const HostTensor fresh = run_function(*make_backend_compiler("onednn_int8")->compile(ranged), ranged, other);
   CHECK(std::ranges::equal(again.as<float>(), fresh.as<float>()));
   const double held = relative_l2_error(again, ref_values(ranged, other)[static_cast<size_t>(ranged.outputs[0])]);
   INFO("held out " << held);
@@ -117,7 +110,7 @@ TEST_CASE("QDQ model: a computed right operand is quantized per tensor to s8 and
   CHECK(s8 == 2);   // kt and v
   // ref running the QDQ model lands on the int8 plan's outputs, far closer than either to fp32.
   const Graph ranged = with_calibrated_ranges(g, q.ranges);
-  const HostTensor plan = run(*make_backend_compiler("onednn_int8")->compile(ranged), ranged, calibration);
+  const HostTensor plan = run_function(*make_backend_compiler("onednn_int8")->compile(ranged), ranged, calibration);
   std::map<ValueId, HostTensor> bindings;
   for (size_t i = 0; i < qdq.inputs.size(); ++i) bindings[qdq.inputs[i]] = calibration[i];
   const HostTensor model = interpret(qdq, make_ref_kernels(), bindings)[static_cast<size_t>(qdq.outputs[0])];

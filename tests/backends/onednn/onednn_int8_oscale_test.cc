@@ -10,16 +10,15 @@
 #include <string>
 
 #include "backends/onednn/int8_test_inputs.h"
-#include "backends/compilers/function_builder.h"
 #include "backends/onednn/onednn_program.h"
 #include "ir/calibrated_ranges.h"
 #include "runtime/int8_calibration.h"
 
 using namespace tessera;
 using tessera::testing::inputs_of;
+using tessera::testing::run_function;
 using tessera::testing::ref_values;
 using tessera::testing::FunctionBuilder;
-using I = std::vector<int64_t>;
 
 namespace {
 
@@ -28,32 +27,15 @@ namespace {
 Graph block() {
   FunctionBuilder b;
   const ValueId x = b.input("x", {1, 3, 32, 32});
-  const ValueId lo = b.scalar("lo", 0.0f), hi = b.scalar("hi", 6.0f);
-  auto conv = [&](ValueId in, int64_t cin, int64_t cout, int64_t k, int64_t stride, int64_t group, bool relu6, const std::string& n) {
-    const ValueId w = b.input("w" + n, {cout, cin / group, k, k}), bias = b.input("b" + n, {cout});
-    const int64_t p = k / 2;
-    ValueId y = b.node("Conv", {in, w, bias}, {1, cout, 16, 16},
-                       {{"pads", I{p, p, p, p}}, {"strides", I{stride, stride}}, {"group", group}, {"kernel_shape", I{k, k}}});
-    if (relu6) y = b.node("Clip", {y, lo, hi}, {1, cout, 16, 16});
-    return y;
-  };
-  ValueId y = conv(x, 3, 32, 3, 2, 1, true, "0");
-  y = conv(y, 32, 32, 3, 1, 32, true, "1");
-  const ValueId linear = conv(y, 32, 16, 1, 1, 1, false, "2");
-  y = conv(linear, 16, 96, 1, 1, 1, true, "3");   // a signed source: a zero point
-  y = conv(y, 96, 96, 3, 1, 96, true, "4");
-  y = conv(y, 96, 16, 1, 1, 1, false, "5");
+  tessera::testing::MobileNetConv conv{b};
+  ValueId y = conv(x, 3, 32, 3, 2, 1, 16, true, "0");
+  y = conv(y, 32, 32, 3, 1, 32, 16, true, "1");
+  const ValueId linear = conv(y, 32, 16, 1, 1, 1, 16, false, "2");
+  y = conv(linear, 16, 96, 1, 1, 1, 16, true, "3");   // a signed source: a zero point
+  y = conv(y, 96, 96, 3, 1, 96, 16, true, "4");
+  y = conv(y, 96, 16, 1, 1, 1, 16, false, "5");
   b.output(b.node("Add", {y, linear}, {1, 16, 16, 16}));
   return std::move(b.g);
-}
-
-HostTensor run(onednn::OnednnProgram& p, const Graph& g, const std::vector<HostTensor>& in) {
-  HostTensor out(g.value(g.outputs[0]).type);
-  std::vector<ConstTensorView> views;
-  for (const HostTensor& t : in) views.push_back(t.view());
-  std::vector<TensorView> outs{out.view()};
-  p.run(views, outs);
-  return out;
 }
 
 const dnnl::engine& cpu() {
@@ -78,12 +60,12 @@ TEST_CASE("onednn_int8: every conv runs with output scales, set again when the w
     if (impls[i] == "host:int8_output_scales") CHECK(impls[i + 1].rfind("convolution:", 0) == 0);
 
   std::vector<HostTensor> in = inputs_of(g, 1);
-  const HostTensor first = run(p, ranged, in);
+  const HostTensor first = run_function(p, ranged, in);
   const double e = relative_l2_error(first, ref_values(ranged, in)[static_cast<size_t>(ranged.outputs[0])]);
   INFO("int8 error " << e);
   CHECK(e > 1e-4);   // int8 really runs
   CHECK(e < 0.05);
-  CHECK(std::ranges::equal(run(p, ranged, in).as<float>(), first.as<float>()));
+  CHECK(std::ranges::equal(run_function(p, ranged, in).as<float>(), first.as<float>()));
 
   // New weights for every conv (new tensors: other pointers, half the values): the scales, and
   // with them each conv's primitive, follow; a fresh compile agrees bit for bit.
@@ -92,8 +74,8 @@ TEST_CASE("onednn_int8: every conv runs with output scales, set again when the w
     std::ranges::transform(in[i].as<float>(), w.as<float>().begin(), [](float v) { return v * 0.5f; });
     in[i] = std::move(w);
   }
-  const HostTensor changed = run(p, ranged, in);
+  const HostTensor changed = run_function(p, ranged, in);
   onednn::OnednnProgram fresh(ranged, cpu(), onednn::Precision::int8);
-  CHECK(std::ranges::equal(changed.as<float>(), run(fresh, ranged, in).as<float>()));
+  CHECK(std::ranges::equal(changed.as<float>(), run_function(fresh, ranged, in).as<float>()));
   CHECK_FALSE(std::ranges::equal(changed.as<float>(), first.as<float>()));
 }

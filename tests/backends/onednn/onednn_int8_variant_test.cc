@@ -66,15 +66,7 @@ Graph conv_chain() {
 Graph mobilenet_units() {
   FunctionBuilder b;
   const ValueId x = b.input("x", {1, 3, 32, 32});
-  const ValueId lo = b.scalar("lo", 0.0f), hi = b.scalar("hi", 6.0f);
-  auto conv = [&](ValueId in, int64_t cin, int64_t cout, int64_t k, int64_t stride, int64_t group, int64_t hw, bool relu6, const std::string& n) {
-    const ValueId w = b.input("w" + n, {cout, cin / group, k, k}), bias = b.input("b" + n, {cout});
-    const int64_t p = k / 2;
-    ValueId y = b.node("Conv", {in, w, bias}, {1, cout, hw, hw},
-                       {{"pads", I{p, p, p, p}}, {"strides", I{stride, stride}}, {"group", group}, {"kernel_shape", I{k, k}}});
-    if (relu6) y = b.node("Clip", {y, lo, hi}, {1, cout, hw, hw});
-    return y;
-  };
+  tessera::testing::MobileNetConv conv{b};
   ValueId y = conv(x, 3, 32, 3, 2, 1, 16, true, "0");
   y = conv(y, 32, 32, 3, 1, 32, 16, true, "1");
   y = conv(y, 32, 16, 1, 1, 1, 16, false, "2");
