@@ -12,17 +12,18 @@
 //
 // What. Once the conv is built, its primitive is created again with output scales (mask: per
 // output channel, placeholder values) in place of the binary_mul. Where oneDNN keeps its kernel
-// (or picks another of its VNNI int8 ones) and the same source, weights and destination layouts (the weight step's reorder and the
-// neighbours' buffers depend on them), that primitive replaces the step's, the binary_mul's
-// operand leaves its arguments and the later post-ops' operands move down one index. A host step
+// (or picks another of its VNNI int8 ones) and the same source, weights and destination layouts
+// (the weight step's reorder and the neighbours' buffers depend on them), that primitive replaces
+// the step's, the binary_mul's operand leaves its arguments and the later post-ops' operands move
+// down one index. A host step
 // just before the conv compares the scales with those its primitive was created with (the weight
 // step rewrites them on the first run and when the weights' pointer changes: O floats compared
 // per run) and, where they differ, creates it again with the new values. Elsewhere the conv keeps
 // its binary_mul.
 //
 // Numbers. oneDNN 2.x computes an int8 conv as oscale * (acc + bias), the order the binary_mul
-// had (bias in accumulator units, then the scale, then the rest of the chain): results move by
-// float rounding at most.
+// had (bias in accumulator units, then the scale, then the rest of the chain): mobilenet_v2's
+// outputs are the same bit for bit either way.
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -63,8 +64,8 @@ bool same_layouts(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_t b) 
 }
 
 // The conv `prim`'s descriptor and attributes, its post-ops from index `first` on (1: without
-// the binary_mul) and per-output-channel output scales `scales`, in `out`; out.pd stays null where oneDNN
-// declines it.
+// the binary_mul) and per-output-channel output scales `scales`, in `out`; out.pd stays null
+// where oneDNN declines it.
 void create_rescaled(const dnnl::primitive& prim, int first, const std::vector<float>& scales, CPd& out) {
   const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
   const_dnnl_op_desc_t op = nullptr;
