@@ -175,10 +175,11 @@ struct FailedInt8 {
 };
 
 // The convolutions and matmuls an int8 variant could quantize (their source has a range) that
-// `plan` runs elsewhere, each with why (PlanAccuracy::stayed_fp32).
+// `plan` runs in fp32, each with why (PlanAccuracy::stayed_fp32); one on a bf16 variant is not
+// fp32, and is not listed.
 // `int8_faster[n]`: some int8 candidate holding n is priced below the cheapest fp32 candidate of
 // the same nodes; where none is, int8 was not faster there, whatever the budget.
-std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& int8,
+std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged, const Plan& plan, const std::set<std::string>& reduced,
                                                              const std::vector<double>& least_error, const std::vector<char>& int8_faster,
                                                              const FailedInt8& failed, double E) {
   std::vector<std::string> backend_of(ranged.nodes.size());
@@ -187,7 +188,7 @@ std::vector<std::pair<std::string, std::string>> stayed_fp32(const Graph& ranged
   for (size_t n = 0; n < ranged.nodes.size(); ++n) {
     const Node& node = ranged.nodes[n];
     if (node.op != "Conv" && node.op != "MatMul" && node.op != "Gemm") continue;
-    if (node.inputs.empty() || node.inputs[0] == kNoValue || !ranged.value(node.inputs[0]).range || int8.count(backend_of[n])) continue;
+    if (node.inputs.empty() || node.inputs[0] == kNoValue || !ranged.value(node.inputs[0]).range || reduced.count(backend_of[n])) continue;
     char why[200];
     if (std::isinf(least_error[n]))
       std::snprintf(why, sizeof why, "no int8 candidate runs it (oneDNN has no int8 kernel for it, or its weights are computed)");
@@ -382,7 +383,7 @@ PartitionOutcome partition_within_budget(const Graph& graph, const std::vector<B
   best->outcome.plan.accuracy = verified_accuracy(E, calibration_fingerprint(graph, budget), best->samples, best->proxy, rounds);
   best->outcome.plan.accuracy->fallback = fallback;
   if (quantization)
-    best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, int8, least_int8_error, int8_faster, failed, E);
+    best->outcome.plan.accuracy->stayed_fp32 = stayed_fp32(searched, best->outcome.plan, reduced, least_int8_error, int8_faster, failed, E);
   return std::move(best->outcome);
 }
 

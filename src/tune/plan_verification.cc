@@ -92,20 +92,21 @@ std::vector<PlanContender> pair_contenders(const Graph& graph, const std::vector
 
 // A contender other than the search's plan won the race: what stays fp32 in it, and why. The
 // search's own reasons for the nodes it kept fp32, and for each node the search's plan ran in int8
-// but the winner does not (a convolution or matmul with a ranged source, as the search lists
-// them), that int8 lost the end-to-end race (by its tie margin, maybe).
+// but the winner runs in fp32 (a convolution or matmul with a ranged source, as the search lists
+// them), that int8 lost the end-to-end race (by its tie margin, maybe). Nodes the winner runs in
+// reduced precision (int8, bf16) are not fp32 and are not listed.
 std::vector<std::pair<std::string, std::string>> stayed_fp32_after_race(const Graph& searched, const std::vector<BackendSpec>& backends,
                                                                         const PlanContender& search, const PlanContender& winner,
                                                                         double tie_margin) {
-  const std::vector<std::string> int8 = int8_backends(backends);
-  auto int8_nodes = [&](const Plan& plan) {
+  auto nodes_on = [&](const Plan& plan, const std::vector<std::string>& on_backends) {
     std::vector<char> on(searched.nodes.size(), 0);
     for (const Partition& p : plan.partitions)
-      if (std::find(int8.begin(), int8.end(), p.backend) != int8.end())
+      if (std::find(on_backends.begin(), on_backends.end(), p.backend) != on_backends.end())
         p.nodes.for_each([&](int n) { on[static_cast<size_t>(n)] = 1; });
     return on;
   };
-  const std::vector<char> was = int8_nodes(search.plan), is = int8_nodes(winner.plan);
+  const std::vector<char> was = nodes_on(search.plan, int8_backends(backends)),
+                          is = nodes_on(winner.plan, reduced_precision_backends(backends));
   std::map<std::string, std::string> why(search.plan.accuracy->stayed_fp32.begin(), search.plan.accuracy->stayed_fp32.end());
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t n = 0; n < searched.nodes.size(); ++n) {

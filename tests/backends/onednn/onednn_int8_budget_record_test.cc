@@ -10,12 +10,14 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <set>
 #include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "support/files.h"
+#include "backends/onednn/onednn_compiler.h"
 #include "runtime/budgeted_partition.h"
 #include "runtime/calibration_samples.h"
 #include "runtime/npy.h"
@@ -193,4 +195,30 @@ TEST_CASE("int8 budget record: when no round holds, the fp32 plan says it fell b
   for (const auto& [node, why] : a.stayed_fp32) CHECK(why.rfind("failed verification: round 1's plan ran it in int8", 0) == 0);
   CHECK(a.samples == 4);
   CHECK(a.verified_error < 1e-5);   // fp32's own rounding
+}
+
+// int8 and bf16 offered, int8 failing verification as above, measured costs (bf16's errors
+// measured, so it can fit the budget): the plan runs the convolutions in bf16, which is not fp32,
+// and stayed_fp32 lists neither (it lists what runs in fp32).
+TEST_CASE("int8 budget record: a convolution the plan runs in bf16 is not listed as stayed fp32", "[cli]") {
+  std::string why;
+  if (!cpu_has_native_bf16(&why)) {
+    WARN("onednn_bf16 is unavailable here (" << why << "): nothing to check");
+    return;
+  }
+  TempDir dir;
+  const std::string tessera = tessera::testing::tessera_binary(), model = write_model(dir), plan = dir.file("plan.json");
+  write_npy(dir.file("cal.npy"), wide_then_tiny());
+  Process r = run_command(tessera + " partition " + model + " --backends ref,onednn_bf16,onednn_int8 --cost measure --cache " +
+                          dir.file("costs.db") + " --max-rel-error 0.05 --calibration x=" + dir.file("cal.npy") + " --plan " + plan);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = read_json(plan);
+  std::set<std::string> in_bf16;
+  for (const auto& p : j["partitions"])
+    if (p["backend"] == "onednn_bf16")
+      for (const auto& n : p["nodes"]) in_bf16.insert(n.get<std::string>());
+  REQUIRE(in_bf16.count("conv0") + in_bf16.count("conv1") > 0);
+  if (j["accuracy"].contains("stayed_fp32"))
+    for (const auto& entry : j["accuracy"]["stayed_fp32"]) CHECK(in_bf16.count(entry[0].get<std::string>()) == 0);
 }
