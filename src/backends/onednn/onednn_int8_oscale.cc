@@ -16,15 +16,13 @@
 // (the weight step's reorder and the neighbours' buffers depend on them), that primitive replaces
 // the step's, the binary_mul's operand leaves its arguments and the later post-ops' operands move
 // down one index. A host step
-// just before the conv compares the scales with those its primitive was created with (the weight
-// step rewrites them on the first run and when the weights' pointer changes: O floats compared
-// per run) and, where they differ, creates it again with the new values. Elsewhere the conv keeps
-// its binary_mul.
+// just before the conv creates it again with the scales' values whenever the weight step has
+// written them since (on the first run, and when the weights' pointer changes; one counter read
+// per run otherwise). Elsewhere the conv keeps its binary_mul.
 //
 // Numbers. oneDNN 2.x computes an int8 conv as oscale * (acc + bias), the order the binary_mul
 // had (bias in accumulator units, then the scale, then the rest of the chain): mobilenet_v2's
 // outputs are the same bit for bit either way.
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -107,7 +105,8 @@ std::unordered_map<int, memory> without_first_post_op(const std::unordered_map<i
 
 }  // namespace
 
-void OnednnProgram::settle_output_scales(size_t step, const memory& scales, int64_t channels) {
+void OnednnProgram::settle_output_scales(size_t step, const memory& scales, int64_t channels,
+                                         std::shared_ptr<const uint64_t> written) {
   Step& conv = steps_[step];
   const std::vector<float> placeholder(static_cast<size_t>(channels), 1.0f);
   CPd trial;
@@ -118,19 +117,18 @@ void OnednnProgram::settle_output_scales(size_t step, const memory& scales, int6
   if ((impl != impl_of(old) && !vnni_int8_impl(impl)) || !same_layouts(old, trial.pd)) return;
   conv.prim = dnnl::primitive(trial.pd);
   conv.args = without_first_post_op(conv.args);
-  auto applied = std::make_shared<std::vector<float>>(placeholder);
-  const size_t at = step + 1;   // the conv, once the host step is in front of it
+  auto applied = std::make_shared<uint64_t>(0);   // the weight step's writes the primitive has seen
+  const size_t at = step + 1;                        // the conv, once the host step is in front of it
   steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(step),
-                Step{{}, {{DNNL_ARG_SRC, scales}}, [this, at, scales, applied, channels] {
+                Step{{}, {{DNNL_ARG_SRC, scales}}, [this, at, scales, written, applied, channels] {
+                       if (*written == *applied) return;
                        const float* now = static_cast<const float*>(scales.get_data_handle());
-                       if (std::memcmp(now, applied->data(), applied->size() * sizeof(float)) == 0) return;
-                       std::vector<float> values(now, now + channels);
                        CPd pd;
-                       create_rescaled(steps_[at].prim, 0, values, pd);
+                       create_rescaled(steps_[at].prim, 0, std::vector<float>(now, now + channels), pd);
                        if (!pd.pd || !same_layouts(steps_[at].prim.get_primitive_desc(), pd.pd))
                          throw KernelError("onednn_int8: oneDNN changed a convolution's kernel when given its output scales");
                        steps_[at].prim = dnnl::primitive(pd.pd);
-                       *applied = std::move(values);
+                       *applied = *written;
                      },
                      "host:int8_output_scales"});
 }

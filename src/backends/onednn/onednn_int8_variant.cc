@@ -92,25 +92,29 @@ memory OnednnProgram::quantize_source(const memory& from, const memory::desc& wa
   return to;
 }
 
-void OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
-                                         int64_t channels, int64_t per_channel, int64_t channel_stride, int64_t elem_stride,
-                                         float act_scale, memory& weights) {
+std::shared_ptr<const uint64_t> OnednnProgram::add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want,
+                                                                   const memory& scales, int64_t channels, int64_t per_channel,
+                                                                   int64_t channel_stride, int64_t elem_stride, float act_scale,
+                                                                   memory& weights) {
   memory plain = new_mem(user_s8);
   weights = new_mem(want);
   dnnl::reorder reorder(plain, weights);   // adds oneDNN's compensation (source zero point) where `want` asks for it
   const WeightQuantizer quantize{channels, per_channel, channel_stride, elem_stride, act_scale};
   auto done_for = std::make_shared<const void*>(nullptr);
+  auto written = std::make_shared<uint64_t>(0);
   // Reads w from the frame (an input or constant, never planned) and writes plain, weights and
   // scales, which must hold from run to run (skipped while w's pointer is the same): all three
   // listed as sources, so the memory plan never moves them.
   steps_.push_back({{}, {{DNNL_ARG_MULTIPLE_SRC, plain}, {DNNL_ARG_MULTIPLE_SRC + 1, weights}, {DNNL_ARG_MULTIPLE_SRC + 2, scales}},
-                    [this, w, plain, weights, scales, reorder, quantize, done_for]() mutable {
+                    [this, w, plain, weights, scales, reorder, quantize, done_for, written]() mutable {
                       const float* data = frame_.cview(w).as<float>();
                       if (data == *done_for) return;
                       quantize(data, static_cast<int8_t*>(plain.get_data_handle()), static_cast<float*>(scales.get_data_handle()));
                       reorder.execute(stream_, plain, weights);
                       *done_for = data;
+                      ++*written;
                     }, "host:quantize_weights"});
+  return written;
 }
 
 std::optional<memory> OnednnProgram::bias_shift(ValueId y, const Dims& per_channel, int64_t channels) {
@@ -184,12 +188,14 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   computes_in_int8_ = true;
   const std::optional<memory> shift = bias_shift(node.outputs[0], per_oc, O);
   memory scales;
+  std::shared_ptr<const uint64_t> scales_written;
   auto wire = [&](const auto& pd) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, int8_source(x, pd.src_desc(), q->scale, q->zero_point)}};
     memory weights;
     scales = new_mem(plain_md(per_oc));
     const int64_t per = wv.type.numel() / O;
-    add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1, q->scale, weights);
+    scales_written = add_weight_quantizer(w, memory::desc(geo.wdims, s8, geo.wstrides), pd.weights_desc(), scales, O, per, per, 1,
+                                          q->scale, weights);
     args[DNNL_ARG_WEIGHTS] = weights;
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = scales;
     if (has_bias) args[DNNL_ARG_BIAS] = add_accumulator_bias(b, shift, scales, O, plain_md({O}));
@@ -201,7 +207,7 @@ bool OnednnProgram::build_conv_int8(size_t n, bool probe_only) {
   const bool u8_residual = residual != kNoValue && u8_of_.count(residual);
   if (u8_residual || keeps_u8(end)) finish_int8_conv(n, attr, dst_type, make, wire, end);
   else finish_anchor(n, attr, make, wire);
-  settle_output_scales(anchor_step_, scales, O);   // the scales as output scales where oneDNN keeps its kernel
+  settle_output_scales(anchor_step_, scales, O, scales_written);   // the scales as output scales where oneDNN keeps its kernel
   return true;
 }
 

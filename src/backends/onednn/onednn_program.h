@@ -279,10 +279,10 @@ class OnednnProgram {
   void finish_int8_conv(size_t n, dnnl::primitive_attr attr, memory::data_type& dst_type, MakePd&& make_pd, Wire&& wire, ValueId end);
   bool build_act_matmul_int8(size_t n);   // both operands computed and ranged (onednn_int8_act_matmul.cc)
   // The int8 conv at steps_[step], whose first post-op multiplies by `scales` (channels floats the
-  // weight step writes), rebuilt with them as output scales, a host step before it creating it
-  // again when they change; left as it is where oneDNN would change kernel or layouts
-  // (onednn_int8_oscale.cc).
-  void settle_output_scales(size_t step, const memory& scales, int64_t channels);
+  // weight step writes; `written` counts its writes), rebuilt with them as output scales, a host
+  // step before it creating it again after each write; left as it is where oneDNN would change
+  // kernel or layouts (onednn_int8_oscale.cc).
+  void settle_output_scales(size_t step, const memory& scales, int64_t channels, std::shared_ptr<const uint64_t> written);
   // y's int8 bias shift (Value::int8_bias_shift) as a constant post-op operand of dims
   // `per_channel`, or nullopt where y has none; KernelError when its length is not `channels`.
   std::optional<memory> bias_shift(ValueId y, const Dims& per_channel, int64_t channels);
@@ -290,7 +290,8 @@ class OnednnProgram {
   memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   // A host step that quantizes weights w per channel into `weights` (layout `want`, through
   // s8 bytes `user_s8`) and writes act_scale * sw[c] into `scales`, redone when w's pointer changes.
-  void add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
+  // Returns how many times it has written them (0 before the first run).
+  std::shared_ptr<const uint64_t> add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
                             int64_t channels, int64_t per_channel, int64_t channel_stride, int64_t elem_stride,
                             float act_scale, memory& weights);
   // The layout an elementwise conversion of x into type t writes: x's own when it has no blocks,
