@@ -108,7 +108,7 @@ std::shared_ptr<const uint64_t> OnednnProgram::add_weight_quantizer(ValueId w, c
   steps_.push_back({{}, {{DNNL_ARG_MULTIPLE_SRC, plain}, {DNNL_ARG_MULTIPLE_SRC + 1, weights}, {DNNL_ARG_MULTIPLE_SRC + 2, scales}},
                     [this, w, plain, weights, scales, reorder, quantize, done_for, written]() mutable {
                       const float* data = frame_.cview(w).as<float>();
-                      if (data == *done_for) return;
+                      if (data == *done_for && !varying_[static_cast<size_t>(w)]) return;   // same weights: quantized already
                       quantize(data, static_cast<int8_t*>(plain.get_data_handle()), static_cast<float*>(scales.get_data_handle()));
                       reorder.execute(stream_, plain, weights);
                       *done_for = data;

@@ -289,7 +289,8 @@ class OnednnProgram {
   // `from` (f32) quantized to u8 in layout `want` by a reorder step: round(x / scale) + zero_point.
   memory quantize_source(const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   // A host step that quantizes weights w per channel into `weights` (layout `want`, through
-  // s8 bytes `user_s8`) and writes act_scale * sw[c] into `scales`, redone when w's pointer changes.
+  // s8 bytes `user_s8`) and writes act_scale * sw[c] into `scales`, redone when w's pointer changes
+  // and on every run where w varies (BoundaryLayouts::varying_inputs).
   // Returns how many times it has written them (0 before the first run).
   std::shared_ptr<const uint64_t> add_weight_quantizer(ValueId w, const memory::desc& user_s8, const memory::desc& want, const memory& scales,
                             int64_t channels, int64_t per_channel, int64_t channel_stride, int64_t elem_stride,

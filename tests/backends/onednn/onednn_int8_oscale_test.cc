@@ -3,7 +3,8 @@
 // a residual summed in u8 with its zero point) trades its binary_mul post-op for output scales,
 // each with the host step that creates it again when the scales change; the result stays within
 // int8's tolerance of ref, and new weights (another pointer, other values) give what a fresh
-// compile gives on them, bit for bit: the scales follow the weights.
+// compile gives on them, bit for bit: the scales follow the weights. Weights that vary behind one
+// pointer (computed in another function) are quantized again on every run.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "backends/onednn/int8_test_inputs.h"
 #include "backends/onednn/onednn_program.h"
+#include "ir/boundary_layout.h"
 #include "ir/calibrated_ranges.h"
 #include "runtime/int8_calibration.h"
 
@@ -74,6 +76,25 @@ TEST_CASE("onednn_int8: every conv runs with output scales, set again when the w
     std::ranges::transform(in[i].as<float>(), w.as<float>().begin(), [](float v) { return v * 0.5f; });
     in[i] = std::move(w);
   }
+  const HostTensor changed = run_function(p, ranged, in);
+  onednn::OnednnProgram fresh(ranged, cpu(), onednn::Precision::int8);
+  CHECK(std::ranges::equal(changed.as<float>(), run_function(fresh, ranged, in).as<float>()));
+  CHECK_FALSE(std::ranges::equal(changed.as<float>(), first.as<float>()));
+}
+
+// Weights that vary between runs behind one pointer (computed in another function:
+// BoundaryLayouts::varying_inputs): quantized, and each conv created again, on every run.
+TEST_CASE("onednn_int8: weights that vary behind one pointer are quantized again on every run") {
+  const Graph g = block();
+  const Graph ranged = with_calibrated_ranges(g, calibrate_ranges(g, ref_values(g, inputs_of(g, 1)), "minmax").ranges);
+  BoundaryLayouts layouts;
+  layouts.varying_inputs.assign(g.inputs.size(), true);
+  layouts.varying_inputs[0] = false;   // x
+  onednn::OnednnProgram p(ranged, cpu(), onednn::Precision::int8, layouts);
+  std::vector<HostTensor> in = inputs_of(g, 1);
+  const HostTensor first = run_function(p, ranged, in);
+  for (size_t i = 1; i < in.size(); ++i)   // the same tensors, other contents
+    for (float& v : in[i].as<float>()) v *= 0.5f;
   const HostTensor changed = run_function(p, ranged, in);
   onednn::OnednnProgram fresh(ranged, cpu(), onednn::Precision::int8);
   CHECK(std::ranges::equal(changed.as<float>(), run_function(fresh, ranged, in).as<float>()));
