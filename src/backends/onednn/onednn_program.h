@@ -269,8 +269,11 @@ class OnednnProgram {
   ValueId predicted_chain_end(size_t n, ValueId* residual = nullptr) const;
   bool keeps_u8(ValueId v) const;
   memory int8_source(ValueId x, const memory::desc& want, float scale, int32_t zero_point);
-  memory add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales, int64_t channels,
-                              const memory::desc& md);
+  // The bias b (kNoValue: none) less `shift`, divided by `scales` (the weight step's, `written`
+  // counting its writes): the accumulator-unit bias, a host step that recomputes it only when an
+  // input to it changed.
+  memory add_accumulator_bias(ValueId b, const std::optional<memory>& shift, const memory& scales,
+                              std::shared_ptr<const uint64_t> written, int64_t channels, const memory::desc& md);
   memory shared_quantize(ValueId x, const memory& from, const memory::desc& want, float scale, int32_t zero_point);
   memory dequantized(ValueId v);
   void add_dequantize(ValueId v, const memory& to);   // kept v's real values into `to` (f32), a reorder step
