@@ -306,6 +306,26 @@ TEST_CASE("onednn_int8 weights: per-channel steps with the least squared roundin
   CHECK(fs == 1.0f / 127.0f);
 }
 
+// The quantizer's rounding without libm (onednn_weight_quant.h): nearbyint's value, ties to even,
+// over every quarter step of the range the weights' ratios take and a million random ratios.
+TEST_CASE("onednn_int8 weights: round_half_even is nearbyint, ties to even") {
+  for (int k = -4 * 220; k <= 4 * 220; ++k) {
+    const float x = static_cast<float>(k) * 0.25f;
+    INFO(x);
+    CHECK(onednn::round_half_even(x) == std::nearbyint(x));
+  }
+  CHECK(onednn::round_half_even(2.5f) == 2.0f);
+  CHECK(onednn::round_half_even(-3.5f) == -4.0f);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> ratio(-215.0f, 215.0f);
+  int differ = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const float x = ratio(rng);
+    differ += onednn::round_half_even(x) != std::nearbyint(x);
+  }
+  CHECK(differ == 0);
+}
+
 TEST_CASE("calibrate_ranges mse: inside min/max, tails clipped only where the finer step pays") {
   const Graph g = conv_chain();
   const std::vector<HostTensor> values = ref_values(g, inputs_of(g, 1));
