@@ -15,15 +15,16 @@
 // (or picks another of its VNNI int8 ones) and the same source, weights and destination layouts
 // (the weight step's reorder and the neighbours' buffers depend on them), that primitive replaces
 // the step's, the binary_mul's operand leaves its arguments and the later post-ops' operands move
-// down one index. A host step
-// just before the conv creates it again with the scales' values whenever the weight step has
-// written them since (on the first run, and when the weights' pointer changes; one counter read
-// per run otherwise). Elsewhere the conv keeps its binary_mul.
+// down one index. A host step just before the conv creates it again with the scales' values
+// whenever the weight step has written them since (on the first run, when the weights' pointer
+// changes, and on every run where they vary; one counter read per run otherwise). Elsewhere the
+// conv keeps its binary_mul.
 //
 // Numbers. oneDNN 2.x computes an int8 conv as oscale * (acc + bias), the order the binary_mul
 // had (bias in accumulator units, then the scale, then the rest of the chain): mobilenet_v2's
 // outputs are the same bit for bit either way.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/onednn/onednn_anchor.h"

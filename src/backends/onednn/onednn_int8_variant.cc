@@ -13,9 +13,9 @@
 // outlined function's weights are) need no values at compile time (oneDNN 2.x takes run-time
 // output scales on a matmul, not on a convolution). Once built, the conv trades that post-op for
 // output scales given their values on the first run, where oneDNN keeps its kernel
-// (onednn_int8_oscale.cc: the binary_mul cost up to 1.5x the conv's time). The bias goes in as the primitive's own bias
-// argument, in accumulator units: one per-channel post-op instead of three (scale, bias, bias
-// shift). A matmul against 2-D weights takes sx * sw[n] as its run-time output scales and the
+// (onednn_int8_oscale.cc: the binary_mul cost up to 1.5x the conv's time). The bias goes in as
+// the primitive's own bias argument, in accumulator units: one per-channel post-op instead of
+// three (scale, bias, bias shift). A matmul against 2-D weights takes sx * sw[n] as its run-time output scales and the
 // bias shift as its bias: no per-column post-op; a batched source folds its rows into one rank-2
 // GEMM (oneDNN blocks the weights once). The post-op chain then continues as in f32 (Relu, Clip, a
 // residual `sum`, ...): the function's boundary stays f32, so an int8 partition crosses into and
