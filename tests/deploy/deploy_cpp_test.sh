@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The installed C++ package, end to end (CONTRACTS.md, "C++ package"): install the build into a
+# The installed C++ package, end to end (docs/deploy.md, "C++"): install the build into a
 # fresh prefix, build examples/deploy_cpp against it alone (CMAKE_PREFIX_PATH=prefix), run it on
 # resnet18 with a plan, and check that it refuses another model's plan (exit 2, one line).
 # Usage: deploy_cpp_test.sh BUILD_DIR SOURCE_DIR   (run from SOURCE_DIR by ctest)

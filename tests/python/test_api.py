@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The Python API of CONTRACTS.md ("Python API"), exercised as a user would write it.
+"""The Python API (docs/deploy.md, "Python"), exercised as a user would write it.
 
 Run by ctest with Debian's /usr/bin/python3 and PYTHONPATH=build/python, from the source root;
 TESSERA is the CLI, to compare the module's plans and outputs with the CLI's.
