@@ -21,7 +21,6 @@ standard normal) and the held-out reference input:
   /usr/bin/python3 scripts/bias_correction_sim.py MODELS_DIR [--model resnet18] [--budget 0.01]
 """
 import argparse
-import copy
 import os
 import sys
 
@@ -48,6 +47,16 @@ def fold_batch_norms(module):
         if isinstance(getattr(module, c, None), nn.Conv2d) and isinstance(getattr(module, b, None), nn.BatchNorm2d):
             setattr(module, c, fuse_conv_bn_eval(getattr(module, c), getattr(module, b)))
             setattr(module, b, nn.Identity())
+
+
+def folded_model(name):
+    """(model, input shape) of export_models' `name` as the export builds it (torch.manual_seed(0)),
+    in eval mode, its BatchNorms folded into the convolutions before them."""
+    torch.manual_seed(0)
+    model, shape = {**export_models.MODELS, **export_models.ZOO}[name]()
+    model.eval()
+    fold_batch_norms(model)
+    return model, shape
 
 
 def quant_weight(w):
@@ -140,10 +149,7 @@ def main():
     p.add_argument("--min-positions", type=int, default=16,
                    help="correct only layers whose output has at least this many positions per channel (tessera's rule)")
     a = p.parse_args()
-    torch.manual_seed(0)
-    model, shape = {**export_models.MODELS, **export_models.ZOO}[a.model]()
-    model.eval()
-    fold_batch_norms(model)
+    model, shape = folded_model(a.model)
     ref_in = torch.from_numpy(np.load(os.path.join(a.models_dir, "reference", a.model + ".input.npy")))
     ref_out = torch.from_numpy(np.load(os.path.join(a.models_dir, "reference", a.model + ".output.npy")))
     cal = torch.from_numpy(np.random.default_rng(7).standard_normal(tuple(ref_in.shape)).astype(np.float32))

@@ -50,7 +50,6 @@ import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bias_correction_sim as sim  # noqa: E402
-import export_models  # noqa: E402
 
 
 def unfold(layer, x):
@@ -176,11 +175,8 @@ def main():
     p.add_argument("--cal-samples", type=int, default=1,
                    help="standard-normal calibration samples (seed 7), ranges and Hessians over all")
     a = p.parse_args()
-    torch.manual_seed(0)
     torch.set_grad_enabled(False)
-    model, shape_in = {**export_models.MODELS, **export_models.ZOO}[a.model]()
-    model.eval()
-    sim.fold_batch_norms(model)
+    model, shape_in = sim.folded_model(a.model)
     ref_path = os.path.join(a.models_dir, "reference", a.model + ".input.npy")
     if os.path.exists(ref_path):
         ref_in = torch.from_numpy(np.load(ref_path))

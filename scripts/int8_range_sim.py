@@ -27,7 +27,6 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bias_correction_sim as sim  # noqa: E402
-import export_models  # noqa: E402
 
 
 def quantile_range(x, p):
@@ -87,11 +86,8 @@ def main():
     p.add_argument("--model", default="mobilenet_v2")
     p.add_argument("--budget", type=float, default=0.01)
     a = p.parse_args()
-    torch.manual_seed(0)
     torch.set_grad_enabled(False)
-    model, _ = {**export_models.MODELS, **export_models.ZOO}[a.model]()
-    model.eval()
-    sim.fold_batch_norms(model)
+    model, _ = sim.folded_model(a.model)
     ref_in = torch.from_numpy(np.load(os.path.join(a.models_dir, "reference", a.model + ".input.npy")))
     cal = torch.from_numpy(np.random.default_rng(7).standard_normal(tuple(ref_in.shape)).astype(np.float32))
     layers = []

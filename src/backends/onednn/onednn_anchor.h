@@ -21,6 +21,21 @@ constexpr auto f32 = memory::data_type::f32;
 
 inline memory::desc any_md(const Dims& d, memory::data_type t = f32) { return memory::desc(d, t, tag::any); }
 
+// The strides of a layout without channel blocks (plain, nhwc, a strided view); none for blocked
+// layouts and windows (a non-zero offset).
+inline std::optional<Dims> strides_of(const memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) return std::nullopt;
+  return Dims(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
+}
+
+// Whether two stride lists address the same bytes for `dims` (dims of 1 carry no address).
+inline bool same_addressing(const Dims& dims, const Dims& a, const Dims& b) {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && a[i] != b[i]) return false;
+  return true;
+}
+
 // The eltwise algorithm of a decomposed unary group: gelu_erf, or swish with alpha 1 (x * sigmoid(x)).
 inline EltwiseOp unary_eltwise(const UnaryMatch& m) {
   switch (m.kind) {

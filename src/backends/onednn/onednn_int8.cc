@@ -171,11 +171,7 @@ memory::desc OnednnProgram::elementwise_dst(ValueId x, memory::data_type t, memo
   // The result keeps the source's layout (an nhwc u8 tensor dequantizes to nhwc f32) unless the
   // source is in channel blocks or a view with an offset, which are read plain.
   src = value_mem(x);
-  const dnnl_memory_desc_t& raw = src.get_desc().data;
-  if (raw.format_kind == dnnl_blocked && raw.format_desc.blocking.inner_nblks == 0 && raw.offset0 == 0) {
-    const Dims strides(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims);
-    return memory::desc(src.get_desc().dims(), t, strides);
-  }
+  if (const std::optional<Dims> strides = strides_of(src.get_desc())) return memory::desc(src.get_desc().dims(), t, *strides);
   src = plain_mem(x, dims_of(x));
   return plain_md(src.get_desc().dims(), t);
 }

@@ -79,10 +79,8 @@ memory OnednnProgram::shared_quantize(ValueId x, const memory& from, const memor
 
 memory OnednnProgram::dequantized(ValueId v) {
   const memory::desc md = u8_of_.at(v).mem.get_desc();
-  const dnnl_memory_desc_t& raw = md.data;
-  memory::desc f32_md = plain_md(md.dims());
-  if (raw.format_kind == dnnl_blocked && raw.format_desc.blocking.inner_nblks == 0 && raw.offset0 == 0)
-    f32_md = memory::desc(md.dims(), memory::data_type::f32, Dims(raw.format_desc.blocking.strides, raw.format_desc.blocking.strides + raw.ndims));
+  const std::optional<Dims> strides = strides_of(md);
+  const memory::desc f32_md = strides ? memory::desc(md.dims(), memory::data_type::f32, *strides) : plain_md(md.dims());
   memory to = new_mem(f32_md);
   add_dequantize(v, to);
   return to;

@@ -38,21 +38,6 @@ bool is_shape_only(const std::string& op) {
   return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze";
 }
 
-// The strides of a layout without channel blocks (plain, nhwc, a strided view); none for blocked
-// layouts and windows (a non-zero offset).
-std::optional<Dims> strides_of(const memory::desc& md) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) return std::nullopt;
-  return Dims(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
-}
-
-// Whether two stride lists address the same bytes for `dims` (dims of 1 carry no address).
-bool same_addressing(const Dims& dims, const Dims& a, const Dims& b) {
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] != 1 && a[i] != b[i]) return false;
-  return true;
-}
-
 // `dims` over `strides` as a descriptor: plain's or nhwc's own when it addresses the same bytes
 // (so that the layout checks elsewhere recognise it), else a strided one.
 memory::desc strided_md(const Dims& dims, const Dims& strides) {

@@ -43,11 +43,7 @@ Graph ranged(const Graph& g) { return with_calibrated_ranges(g, calibrate_ranges
 
 double error_on(const Graph& g, uint64_t seed) {
   const std::vector<HostTensor> in = inputs_of(g, seed);
-  HostTensor out(g.value(g.outputs[0]).type);
-  std::vector<ConstTensorView> views;
-  for (const HostTensor& t : in) views.push_back(t.view());
-  std::vector<TensorView> outs{out.view()};
-  make_backend_compiler("onednn_int8")->compile(g)->run(views, outs);
+  const HostTensor out = tessera::testing::run_function(*make_backend_compiler("onednn_int8")->compile(g), g, in);
   return relative_l2_error(out, ref_values(g, in)[static_cast<size_t>(g.outputs[0])]);
 }
 

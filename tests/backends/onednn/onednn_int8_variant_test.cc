@@ -77,13 +77,8 @@ Graph mobilenet_units() {
 }
 
 double int8_error(const Graph& ranged, const std::vector<HostTensor>& in) {
-  const std::vector<HostTensor> want = ref_values(ranged, in);
-  HostTensor out(ranged.value(ranged.outputs[0]).type);
-  std::vector<ConstTensorView> views;
-  for (const HostTensor& t : in) views.push_back(t.view());
-  std::vector<TensorView> outs{out.view()};
-  make_backend_compiler("onednn_int8")->compile(ranged)->run(views, outs);
-  return relative_l2_error(out, want[static_cast<size_t>(ranged.outputs[0])]);
+  const HostTensor out = tessera::testing::run_function(*make_backend_compiler("onednn_int8")->compile(ranged), ranged, in);
+  return relative_l2_error(out, ref_values(ranged, in)[static_cast<size_t>(ranged.outputs[0])]);
 }
 
 int count_partitions(const nlohmann::json& j, const std::string& backend) {
@@ -142,14 +137,7 @@ TEST_CASE("onednn_int8: a conv chain's activations share one arena; weights quan
   const std::vector<HostTensor> calibration = inputs_of(g, 1);
   const Graph ranged = with_calibrated_ranges(g, calibrate_ranges(g, ref_values(g, calibration), "minmax").ranges);
 
-  const auto run = [&](CompiledFunction& f, const std::vector<HostTensor>& in) {
-    HostTensor out(ranged.value(ranged.outputs[0]).type);
-    std::vector<ConstTensorView> views;
-    for (const HostTensor& t : in) views.push_back(t.view());
-    std::vector<TensorView> outs{out.view()};
-    f.run(views, outs);
-    return out;
-  };
+  const auto run = [&](CompiledFunction& f, const std::vector<HostTensor>& in) { return tessera::testing::run_function(f, ranged, in); };
   const auto same = [](const HostTensor& a, const HostTensor& b) {
     return a.type == b.type && std::ranges::equal(a.as<float>(), b.as<float>());
   };
