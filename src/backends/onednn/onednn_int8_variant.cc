@@ -90,8 +90,8 @@ std::shared_ptr<const uint64_t> OnednnProgram::add_weight_quantizer(ValueId w, c
   auto done_for = std::make_shared<const void*>(nullptr);
   auto written = std::make_shared<uint64_t>(0);
   // Reads w from the frame (an input or constant, never planned) and writes plain, weights and
-  // scales, which must hold from run to run (skipped while w's pointer is the same): all three
-  // listed as sources, so the memory plan never moves them.
+  // scales, which must hold from run to run (skipped while w's pointer is the same and w does not
+  // vary): all three listed as sources, so the memory plan never moves them.
   steps_.push_back({{}, {{DNNL_ARG_MULTIPLE_SRC, plain}, {DNNL_ARG_MULTIPLE_SRC + 1, weights}, {DNNL_ARG_MULTIPLE_SRC + 2, scales}},
                     [this, w, plain, weights, scales, reorder, quantize, done_for, written]() mutable {
                       const float* data = frame_.cview(w).as<float>();
